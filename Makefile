@@ -1,0 +1,44 @@
+# Build, boot and test the directed-yield series on linux-source-6.12.
+#   make check          build the fast kernel + tests, boot, print "N passed, N failed"
+#   make check DEBUG=1  the same with KASAN, lockdep and DEBUG_ATOMIC_SLEEP
+#   make bench          the benchmark report (build/report.md)
+#   make export-patches turn commits in build/linux (branch series) into patches/
+#   make shell          boot the fast kernel to an interactive shell
+VARIANT := $(if $(filter 1,$(DEBUG)),debug,fast)
+BUILD   ?= $(CURDIR)/build
+export BUILD
+
+.PHONY: deps tree kernel tests initramfs check bench export-patches checkpatch shell
+
+deps:
+	@scripts/install-deps.sh
+
+tree: deps
+	@scripts/prepare-tree.sh
+
+kernel: tree
+	@scripts/build-kernel.sh $(VARIANT)
+
+tests: kernel
+	@scripts/build-tests.sh
+
+initramfs: tests
+	@scripts/mkinitramfs.sh
+
+check: initramfs
+	@scripts/boot.sh $(VARIANT) tests $(BUILD)/console-$(VARIANT).log $(if $(filter debug,$(VARIANT)),3000,1500)
+	@scripts/collect-results.sh $(BUILD)/console-$(VARIANT).log
+
+bench: initramfs
+	@scripts/bench.sh
+
+export-patches:
+	@scripts/export-patches.sh
+
+checkpatch: tree
+	@cd $(BUILD)/linux && for p in $(CURDIR)/patches/0*.patch; do \
+		case $$p in *0000-*) continue;; esac; \
+		scripts/checkpatch.pl --strict -q $$p || exit 1; done; echo "checkpatch: clean"
+
+shell: initramfs
+	@scripts/boot.sh $(VARIANT) shell /dev/null 100000

@@ -1,0 +1,41 @@
+#!/bin/bash
+# Build the static test binaries that go into the initramfs, from the
+# patched tree's tools/testing/selftests, into build/tests-bin.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+tree=$build/linux
+hdr=$build/uapi-headers
+out=$build/selftests
+bin=$build/tests-bin
+jobs=-j$(nproc)
+
+# KVM selftests that run in the guest: stock ones that check what the series
+# touches, and the series' own.
+kvm_tests="kvm_binary_stats_test x86_64/ple_spin_test"
+# sched selftests.
+sched_tests=""
+
+echo "[tests] installing uapi headers"
+make -s -C "$tree" O="$build/kernel-fast" INSTALL_HDR_PATH="$hdr" headers_install >/dev/null
+
+mkdir -p "$bin"
+kvm_targets=""
+for t in $kvm_tests; do
+	[ -e "$tree/tools/testing/selftests/kvm/$t.c" ] && kvm_targets+=" $out/kvm/$t"
+done
+echo "[tests] building KVM selftests:$kvm_targets"
+make -s -C "$tree/tools/testing/selftests/kvm" $jobs OUTPUT="$out/kvm" \
+	KHDR_INCLUDES="-isystem $hdr/include" EXTRA_CFLAGS=-static $kvm_targets \
+	>"$out.log" 2>&1 || { tail -30 "$out.log" >&2; exit 1; }
+for t in $kvm_targets; do cp "$t" "$bin/"; done
+
+if [ -n "$sched_tests" ]; then
+	echo "[tests] building sched selftests: $sched_tests"
+	make -s -C "$tree/tools/testing/selftests/sched" $jobs OUTPUT="$out/sched" \
+		KHDR_INCLUDES="-isystem $hdr/include" CFLAGS="-O2 -Wall -static -isystem $hdr/include" \
+		$(for t in $sched_tests; do echo "$out/sched/$t"; done) \
+		>>"$out.log" 2>&1 || { tail -30 "$out.log" >&2; exit 1; }
+	for t in $sched_tests; do cp "$out/sched/$t" "$bin/"; done
+fi
+echo "[tests] $(ls "$bin" | wc -l) binaries in $bin"

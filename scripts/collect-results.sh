@@ -1,0 +1,72 @@
+#!/bin/bash
+# Read a serial console log and count results:
+#  - KUnit test cases (KTAP printed by the kernel, outside any section),
+#  - kselftest TAP results between "### BEGIN name" and "### END name rc=N",
+#  - a section that exits non-zero without a failed result, has no result,
+#    or never ends, counts as one failure,
+#  - "guest finished" and "kernel log has no splat" are results too.
+# Prints one line per result and ends with "N passed, N failed[, N skipped]".
+# Exit status 1 when anything failed.
+set -uo pipefail
+log=$1
+awk '
+function result(kind, name) {
+	if (kind == "PASS") pass++; else if (kind == "FAIL") fail++; else skip++
+	printf "%s %s\n", kind, name
+}
+{
+	sub(/\r$/, "")
+	kernel = sub(/^\[ *[0-9]+\.[0-9]+\] /, "")
+}
+/^### BEGIN / { sec = $3; sec_fail = 0; sec_n = 0; next }
+/^### END / {
+	rc = $4; sub(/^rc=/, "", rc)
+	if (rc == 124) result("FAIL", sec ": timed out")
+	else if (rc != 0 && !sec_fail) result("FAIL", sec ": exited with status " rc)
+	else if (sec_n == 0) result("FAIL", sec ": printed no TAP result")
+	sec = ""; next
+}
+/^### DONE/ { done = 1; next }
+/^\[boot\] TIMEOUT/ { timeout = 1; next }
+# Kernel splats, wherever they appear.
+/BUG: |WARNING: |Oops|general protection fault|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|soft lockup|hard LOCKUP|blocked for more than|Call Trace:/ {
+	if (kernel && nsplat++ < 5) splat[nsplat] = $0
+}
+sec != "" && !kernel && /^(not )?ok [0-9]+/ {
+	line = $0
+	ok = (line !~ /^not ok/)
+	sub(/^(not )?ok [0-9]+ ?(- )?/, "", line)
+	name = sec ": " line
+	sec_n++
+	if (line ~ /# *(SKIP|skip)/) result("SKIP", name)
+	else if (ok) result("PASS", name)
+	else { result("FAIL", name); sec_fail++ }
+	next
+}
+sec == "" && /^    # Subtest: / { suite = $3; suite_fail = 0; next }
+sec == "" && /^    (not )?ok [0-9]+ / {
+	line = $0; sub(/^    /, "", line)
+	ok = (line !~ /^not ok/)
+	sub(/^(not )?ok [0-9]+ /, "", line)
+	name = "kunit " suite "." line
+	if (line ~ /# SKIP/) result("SKIP", name)
+	else if (ok) result("PASS", name)
+	else { result("FAIL", name); suite_fail++ }
+	next
+}
+sec == "" && /^not ok [0-9]+ / && !suite_fail { result("FAIL", "kunit suite " $4 " failed") }
+END {
+	if (sec != "") result("FAIL", sec ": never finished (guest crashed or hung)")
+	if (timeout) result("FAIL", "QEMU timed out (guest hung or did not power off)")
+	if (done) result("PASS", "guest finished the test list")
+	else result("FAIL", "guest did not finish the test list")
+	if (nsplat == 0) result("PASS", "kernel log has no splat")
+	else {
+		result("FAIL", "kernel log has " nsplat " splat line(s), first:")
+		for (i = 1; i <= nsplat && i <= 5; i++) print "    " splat[i]
+	}
+	printf "%d passed, %d failed", pass, fail
+	if (skip) printf ", %d skipped", skip
+	printf "\n"
+	exit fail > 0
+}' "$log"

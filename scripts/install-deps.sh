@@ -1,0 +1,14 @@
+#!/bin/bash
+# Install what the harness needs from Debian, only when something is missing.
+set -euo pipefail
+pkgs="linux-source-6.12 qemu-system-x86 busybox-static build-essential flex bison bc
+      libelf-dev libssl-dev cpio python3 rsync gnuplot-nox"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=" $p"
+done
+[ -z "$missing" ] && exit 0
+echo "[deps] installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends $missing >/dev/null

@@ -1,0 +1,20 @@
+#!/bin/bash
+# Pack build/initramfs-<variant>.cpio.gz: busybox-static, guest/init, the
+# static test binaries in build/tests-bin and the test lists from tests/.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+root=$build/initramfs-root
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,tests,usr/bin,usr/sbin}
+cp /bin/busybox "$root/bin/busybox"
+for applet in $("$root/bin/busybox" --list); do
+	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+done
+install -m 0755 "$top/guest/init" "$root/init"
+cp -a "$build/tests-bin/." "$root/tests/"
+cp "$top/tests/tests.list" "$root/tests.list"
+cp "$top/tests/bench.list" "$root/bench.list"
+(cd "$root" && find . | sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 > "$build/initramfs.cpio.gz.new"
+mv "$build/initramfs.cpio.gz.new" "$build/initramfs.cpio.gz"
+echo "[initramfs] $(du -h "$build/initramfs.cpio.gz" | cut -f1) with $(ls "$build/tests-bin" | wc -l) test binaries"
