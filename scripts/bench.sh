@@ -8,7 +8,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 log=$build/console-bench.log
 report=$build/report.md
-"$top/scripts/boot.sh" fast bench "$log" 1800 >/dev/null
+"$top/scripts/boot.sh" fast bench "$log" 1800
 tr -d '\r' < "$log" | grep '^# BENCH ' | sed 's/^# BENCH //' > "$build/bench.data" || true
 [ -s "$build/bench.data" ] || { echo "[bench] no results in $log" >&2; exit 1; }
 {
@@ -46,3 +46,9 @@ tr -d '\r' < "$log" | grep '^# BENCH ' | sed 's/^# BENCH //' > "$build/bench.dat
 } > "$report"
 cat "$report"
 echo "[bench] report written to $report"
+# A run that faulted or hung reports no number (ple_spin_test drops it);
+# a boot that did not reach the end of the list makes the report partial.
+if ! grep -q '^### DONE' "$log" || grep -q '^not ok' "$log"; then
+	echo "[bench] INCOMPLETE: a benchmark failed or the guest did not finish; see $log" >&2
+	exit 1
+fi
