@@ -1,7 +1,7 @@
 # Build, boot and test the directed-yield series on linux-source-6.12.
 #   make check          build the fast kernel + tests, boot, print "N passed, N failed"
 #   make check DEBUG=1  the same with KASAN, lockdep and DEBUG_ATOMIC_SLEEP
-#   make bench          the benchmark report (build/report.md)
+#   make bench          the benchmark report (build/report.md; REPORT_FROM=log re-reads a run)
 #   make export-patches turn commits in build/linux (branch series) into patches/
 #   make shell          boot the fast kernel to an interactive shell
 VARIANT := $(if $(filter 1,$(DEBUG)),debug,fast)

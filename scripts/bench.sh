@@ -6,9 +6,10 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
-log=$build/console-bench.log
 report=$build/report.md
-"$top/scripts/boot.sh" fast bench "$log" 1800
+# REPORT_FROM=log makes the report from an earlier run's console log.
+log=${REPORT_FROM:-$build/console-bench.log}
+[ -n "${REPORT_FROM:-}" ] || "$top/scripts/boot.sh" fast bench "$log" 1800
 tr -d '\r' < "$log" | grep '^# BENCH ' | sed 's/^# BENCH //' > "$build/bench.data" || true
 [ -s "$build/bench.data" ] || { echo "[bench] no results in $log" >&2; exit 1; }
 {
