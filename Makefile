@@ -36,9 +36,7 @@ export-patches:
 	@scripts/export-patches.sh
 
 checkpatch: tree
-	@cd $(BUILD)/linux && for p in $(CURDIR)/patches/0*.patch; do \
-		case $$p in *0000-*) continue;; esac; \
-		scripts/checkpatch.pl --strict -q $$p || exit 1; done; echo "checkpatch: clean"
+	@scripts/checkpatch-series.sh
 
 shell: initramfs
 	@scripts/boot.sh $(VARIANT) shell /dev/null 100000
