@@ -13,8 +13,7 @@ for applet in $("$root/bin/busybox" --list); do
 done
 install -m 0755 "$top/guest/init" "$root/init"
 cp -a "$build/tests-bin/." "$root/tests/"
-cp "$top/tests/tests.list" "$root/tests.list"
-cp "$top/tests/bench.list" "$root/bench.list"
+cp "$top"/tests/*.list "$root/"
 (cd "$root" && find . | sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 > "$build/initramfs.cpio.gz.new"
 mv "$build/initramfs.cpio.gz.new" "$build/initramfs.cpio.gz"
 echo "[initramfs] $(du -h "$build/initramfs.cpio.gz" | cut -f1) with $(ls "$build/tests-bin" | wc -l) test binaries"
