@@ -1,52 +1,105 @@
 #!/bin/bash
 # The benchmark report: boot the fast kernel once in bench mode (tests/bench.list),
-# then turn the "# BENCH" lines of the console log into a Markdown table of
-# lock acquisitions per second (median, min, max over the repetitions) and
-# the fraction of the 2-vCPU (1x, no overcommit) rate, per policy and lock.
+# then turn the "# BENCH" lines of the console log into Markdown tables
+# (median, min, max over the repetitions) and a plot of throughput against
+# overcommit, in build/report.md and build/report-ticket.png.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 report=$build/report.md
 # REPORT_FROM=log makes the report from an earlier run's console log.
 log=${REPORT_FROM:-$build/console-bench.log}
-[ -n "${REPORT_FROM:-}" ] || "$top/scripts/boot.sh" fast bench "$log" 1800
+[ -n "${REPORT_FROM:-}" ] || "$top/scripts/boot.sh" fast bench "$log" 3000
 tr -d '\r' < "$log" | grep '^# BENCH ' | sed 's/^# BENCH //' > "$build/bench.data" || true
 [ -s "$build/bench.data" ] || { echo "[bench] no results in $log" >&2; exit 1; }
-{
-	echo "# PLE directed-yield benchmark ($(date -u +%Y-%m-%d), $(grep -m1 '^### GUEST' "$log" | cut -d' ' -f3))"
-	echo
-	echo "ple_spin_test in a nested KVM guest, QEMU TCG, 2 host CPUs; 3000 acquisitions per vCPU,"
-	echo "200 work iterations inside and outside the lock, 200 spins before each PAUSE."
-	echo "Throughput in lock acquisitions per second: median [min-max] over the runs."
-	echo
-	echo "| policy | lock | vCPUs | overcommit | runs | acq/s median [min-max] | seconds median | of 1x rate | yields ok/attempted |"
-	echo "|---|---|---|---|---|---|---|---|---|"
-	awk '
+
+# table LOCKS BASELINE UNIT: one row per policy, lock and size, in log order.
+# "of 1x" is the median over the median at vCPUs == CPUs, same policy and lock;
+# "vs BASELINE" the median over BASELINE's median at the same lock and size.
+table() {
+	awk -v locks="$1" -v basepol="$2" -v unit="$3" '
 	function val(k,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] } }
-	{ key = val("policy") " " val("lock") " " val("vcpus"); cpus[key] = val("cpus")
-	  n[key]++; a[key, n[key]] = val("acq_per_s"); s[key, n[key]] = val("seconds")
-	  ok[key] += val("spin_yield_successful"); att[key] += val("spin_yield_attempted")
-	  if (!(key in seen)) { seen[key] = 1; order[++nk] = key } }
 	function sortk(arr, key, cnt,   i, j, t) {
 		for (i = 1; i <= cnt; i++) v[i] = arr[key, i] + 0
 		for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
 	}
+	index(" " locks " ", " " val("lock") " ") {
+		key = val("policy") " " val("lock") " " val("vcpus"); cpus[key] = val("cpus")
+		n[key]++; a[key, n[key]] = val("acq_per_s"); s[key, n[key]] = val("seconds")
+		ok[key] += val("spin_yield_successful"); att[key] += val("spin_yield_attempted")
+		if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
+	}
 	END {
+		printf "| policy | lock | %s | overcommit | runs | acq/s median [min-max] | seconds median | of 1x rate | vs %s |%s\n", unit, basepol, (unit == "vCPUs" ? " yields ok/attempted |" : "")
+		printf "|---|---|---|---|---|---|---|---|---|%s\n", (unit == "vCPUs" ? "---|" : "")
 		for (k = 1; k <= nk; k++) { key = order[k]; sortk(a, key, n[key]); med[key] = v[int((n[key] + 1) / 2)] }
 		for (k = 1; k <= nk; k++) {
 			key = order[k]; split(key, p, " ")
-			sortk(a, key, n[key]); lo = v[1]; hi = v[n[key]]; m = v[int((n[key] + 1) / 2)]
+			sortk(a, key, n[key]); lo = v[1]; hi = v[n[key]]; m = med[key]
 			sortk(s, key, n[key]); ms = v[int((n[key] + 1) / 2)]
-			base = p[1] " " p[2] " " cpus[key]
+			base = p[1] " " p[2] " " cpus[key]; ref = basepol " " p[2] " " p[3]
 			frac = (base in med) ? sprintf("%.3f", m / med[base]) : "-"
-			printf "| %s | %s | %s | %.0fx | %d | %.0f [%.0f-%.0f] | %.3f | %s | %d/%d |\n", p[1], p[2], p[3], p[3] / cpus[key], n[key], m, lo, hi, ms, frac, ok[key], att[key]
+			vs = (ref in med) ? sprintf("%.2fx", m / med[ref]) : "-"
+			printf "| %s | %s | %s | %.0fx | %d | %.0f [%.0f-%.0f] | %.3f | %s | %s |", p[1], p[2], p[3], p[3] / cpus[key], n[key], m, lo, hi, ms, frac, vs
+			if (unit == "vCPUs") printf " %d/%d |", ok[key], att[key]
+			printf "\n"
 		}
 	}' "$build/bench.data"
+}
+
+# Ticket lock medians per policy and size, for the plot.
+awk '
+function val(k,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] } }
+val("lock") == "ticket" { print val("policy"), val("vcpus") / val("cpus"), val("acq_per_s") }' \
+	"$build/bench.data" | sort -k1,1 -k2,2n -k3,3n | awk '
+{ k = $1 " " $2; n[k]++; v[k, n[k]] = $3; if (!(k in seen)) { seen[k] = 1; o[++nk] = k } }
+END { for (i = 1; i <= nk; i++) { k = o[i]; print k, v[k, int((n[k] + 1) / 2)] } }' > "$build/bench-ticket.dat"
+plot=""
+if command -v gnuplot >/dev/null; then
+	policies=$(cut -d' ' -f1 "$build/bench-ticket.dat" | uniq | tr '\n' ' ')
+	cmd="set terminal png size 800,500; set output '$build/report-ticket.png';"
+	cmd+="set title 'Ticket lock in a nested KVM guest, 2 CPUs (median of runs)';"
+	cmd+="set xlabel 'overcommit (vCPUs per CPU)'; set ylabel 'lock acquisitions per second';"
+	cmd+="set logscale y; set key outside right; set xtics 1; set grid;"
+	cmd+="plot"
+	sep=""
+	for p in $policies; do
+		cmd+="$sep '< grep \"^$p \" $build/bench-ticket.dat' using 2:3 with linespoints title '$p'"
+		sep=","
+	done
+	gnuplot -e "$cmd" && plot=$build/report-ticket.png
+fi
+
+{
+	echo "# PLE directed-yield benchmark ($(date -u +%Y-%m-%d), $(grep -m1 '^### GUEST' "$log" | cut -d' ' -f3))"
 	echo
-	echo "Reproduce: \`make bench\` (console log: build/console-bench.log)."
+	echo "## Kernel: PAUSE-loop exits of a nested KVM guest"
+	echo
+	echo "ple_spin_test in a nested KVM guest (L1 booted with kvm_amd.npt=0), QEMU TCG, 2 CPUs;"
+	echo "3000 acquisitions per vCPU, 200 work iterations inside and outside the lock, 200 spins"
+	echo "before each PAUSE; vCPU threads pinned round-robin.  Throughput in lock acquisitions per"
+	echo "second, median [min-max] over the runs; runs with a SHUTDOWN exit are discarded and rerun"
+	echo "($(tr -d '\r' < "$log" | awk '/run\(s\) discarded after a SHUTDOWN/ { n += $2 } END { print n + 0 }') discarded in this boot)."
+	echo "Policies: sleep (100 us, pre-2011), yield (plain yield()), stock-directed (6.12 directed yield,"
+	echo "NO_YIELD_TO_DONATE), directed (the same with lag donation), local (local-first target, donation;"
+	echo "the series' default)."
+	echo
+	table "ticket tas" stock-directed vCPUs
+	echo
+	[ -n "$plot" ] && echo "Plot: $(basename "$plot") (ticket lock, median acq/s against overcommit)." && echo
+	echo "## User space: a spinlock that yields to its owner"
+	echo
+	echo "yield_to_lock_bench: T threads pinned round-robin on 2 CPUs, 20000 acquisitions each, 200 work"
+	echo "iterations inside and outside; waiters spin 100 PAUSEs, then sched_yield_to(owner) /"
+	echo "sched_yield() / pthread_mutex."
+	echo
+	table "user" mutex threads
+	echo
+	echo "Reproduce: \`make bench\` (console log: build/console-bench.log; \`REPORT_FROM=that-log make bench\`"
+	echo "rebuilds this report from it)."
 } > "$report"
 cat "$report"
-echo "[bench] report written to $report"
+echo "[bench] report written to $report${plot:+, plot $plot}"
 # A run that faulted or hung reports no number (ple_spin_test drops it);
 # a boot that did not reach the end of the list makes the report partial.
 if ! grep -q '^### DONE' "$log" || grep -q '^not ok' "$log"; then

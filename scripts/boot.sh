@@ -18,7 +18,7 @@ timeout --kill-after=10 "$tmo" qemu-system-x86_64 \
 	-cpu max,+pause-filter,+pfthreshold,x-force-features=on \
 	-kernel "$build/kernel-$variant/arch/x86/boot/bzImage" \
 	-initrd "$build/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=0 schedstats=enable ple.mode=$mode $*" \
+	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=0 schedstats=enable kvm_amd.npt=0 ple.mode=$mode $*" \
 	-display none -monitor none -serial stdio -no-reboot </dev/null 2>&1 |
 	tee "$log" | while IFS= read -r line; do
 		line=${line%$'\r'}

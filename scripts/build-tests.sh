@@ -13,8 +13,11 @@ jobs=-j$(nproc)
 # KVM selftests that run in the guest: stock ones that check what the series
 # touches, and the series' own.
 kvm_tests="kvm_binary_stats_test x86_64/ple_spin_test"
-# sched selftests.
+# sched selftests (the series' own; skipped on a tree without them).
 sched_tests=""
+for t in sched_yield_to_test yield_to_lock_bench; do
+	[ -e "$tree/tools/testing/selftests/sched/$t.c" ] && sched_tests+=" $t"
+done
 
 echo "[tests] installing uapi headers"
 make -s -C "$tree" O="$build/kernel-fast" INSTALL_HDR_PATH="$hdr" headers_install >/dev/null
@@ -31,7 +34,8 @@ make -s -C "$tree/tools/testing/selftests/kvm" $jobs OUTPUT="$out/kvm" \
 for t in $kvm_targets; do cp "$t" "$bin/"; done
 
 if [ -n "$sched_tests" ]; then
-	echo "[tests] building sched selftests: $sched_tests"
+	echo "[tests] building sched selftests:$sched_tests"
+	mkdir -p "$out/sched"
 	make -s -C "$tree/tools/testing/selftests/sched" $jobs OUTPUT="$out/sched" \
 		KHDR_INCLUDES="-isystem $hdr/include" CFLAGS="-O2 -Wall -static -isystem $hdr/include" \
 		$(for t in $sched_tests; do echo "$out/sched/$t"; done) \
