@@ -2,13 +2,14 @@
 #   make check          build the fast kernel + tests, boot, print "N passed, N failed"
 #   make check DEBUG=1  the same with KASAN, lockdep and DEBUG_ATOMIC_SLEEP
 #   make bench          the benchmark report (build/report.md; REPORT_FROM=log re-reads a run)
+#   make soak           the PLE workload 50 times in one boot: exact counts, no SHUTDOWN exit
 #   make export-patches turn commits in build/linux (branch series) into patches/
 #   make shell          boot the fast kernel to an interactive shell
 VARIANT := $(if $(filter 1,$(DEBUG)),debug,fast)
 BUILD   ?= $(CURDIR)/build
 export BUILD
 
-.PHONY: deps tree kernel tests initramfs check bench export-patches checkpatch shell
+.PHONY: deps tree kernel tests initramfs check bench soak export-patches checkpatch shell
 
 deps:
 	@scripts/install-deps.sh
@@ -31,6 +32,10 @@ check: initramfs
 
 bench: initramfs
 	@scripts/bench.sh
+
+soak: initramfs
+	@scripts/boot.sh $(VARIANT) soak $(BUILD)/console-soak-$(VARIANT).log 3600
+	@scripts/collect-results.sh $(BUILD)/console-soak-$(VARIANT).log
 
 export-patches:
 	@scripts/export-patches.sh

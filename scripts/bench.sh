@@ -105,14 +105,18 @@ fi
 	[ -n "$plot" ] && echo "Plot: $(basename "$plot") (ticket lock, median acq/s against overcommit)." && echo
 	echo "## User space: a spinlock that yields to its owner"
 	echo
-	echo "yield_to_lock_bench: T threads pinned round-robin on 2 CPUs, 20000 acquisitions each, 200 work"
-	echo "iterations inside and outside; waiters spin 100 PAUSEs, then sched_yield_to(owner) /"
-	echo "sched_yield() / pthread_mutex."
+	echo "yield_to_lock_bench: T threads pinned round-robin on 2 CPUs, 200 work iterations inside and"
+	echo "outside the lock.  Test-and-set lock whose word is the owner's tid, 200000 acquisitions per"
+	echo "thread: waiters spin 100 PAUSEs, then sched_yield_to(owner) / sched_yield(); against"
+	echo "pthread_mutex.  FIFO ticket lock, 5000 acquisitions per thread: waiters spin 100 PAUSEs, then"
+	echo "sched_yield_to(the thread whose turn it is) / sched_yield()."
 	echo
 	table "user" mutex threads
 	echo
+	table "user-ticket" ticket-sched_yield threads
+	echo
 	for e in $(awk '!/^#/ && NF { print $1 }' "$top/tests/bench.list"); do
-		tr -d '\r' < "$log" | grep -q "^### END $e rc=0" || echo "**$e did not finish (the guest hung or failed twice); its rows are missing or partial.**"
+		grep -aq "^### END $e rc=0" "$log" || echo "**$e did not finish (the guest hung or failed twice); its rows are missing or partial.**"
 	done
 	echo
 	echo "Reproduce: \`make bench\` (console log: build/console-bench.log; \`REPORT_FROM=that-log make bench\`"
@@ -125,7 +129,7 @@ echo "[bench] report written to $report${plot:+, plot $plot}"
 missing=""
 while read -r name _; do
 	case "$name" in ''|'#'*) continue ;; esac
-	tr -d '\r' < "$log" | grep -q "^### END $name rc=0" || missing+=" $name"
+	grep -aq "^### END $name rc=0" "$log" || missing+=" $name"
 done < "$top/tests/bench.list"
 if [ -n "$missing" ]; then
 	echo "[bench] INCOMPLETE: did not finish:$missing; see $log" >&2
