@@ -1,5 +1,5 @@
 #!/bin/bash
-# The benchmark report: boot the fast kernel once in bench mode (tests/bench.list),
+# The benchmark report: boot the fast kernel once per entry of tests/bench.list,
 # then turn the "# BENCH" lines of the console log into Markdown tables
 # (median, min, max over the repetitions) and a plot of throughput against
 # overcommit, in build/report.md and build/report-ticket.png.
@@ -27,6 +27,11 @@ if [ -z "${REPORT_FROM:-}" ]; then
 	done < "$top/tests/bench.list"
 fi
 tr -d '\r' < "$log" | grep '^# BENCH ' | sed 's/^# BENCH //' > "$build/bench.data" || true
+# Entries whose END line (rc=0) is missing from the log: hung or failed.
+missing=""
+for e in $(awk '!/^#/ && NF { print $1 }' "$top/tests/bench.list"); do
+	grep -aq "^### END $e rc=0" "$log" || missing+=" $e"
+done
 [ -s "$build/bench.data" ] || { echo "[bench] no results in $log" >&2; exit 1; }
 
 # table LOCKS BASELINE UNIT: one row per policy, lock and size, in log order.
@@ -115,8 +120,8 @@ fi
 	echo
 	table "user-ticket" ticket-sched_yield threads
 	echo
-	for e in $(awk '!/^#/ && NF { print $1 }' "$top/tests/bench.list"); do
-		grep -aq "^### END $e rc=0" "$log" || echo "**$e did not finish (the guest hung or failed twice); its rows are missing or partial.**"
+	for e in $missing; do
+		echo "**$e did not finish (the guest hung or failed twice); its rows are missing or partial.**"
 	done
 	echo
 	echo "Reproduce: \`make bench\` (console log: build/console-bench.log; \`REPORT_FROM=that-log make bench\`"
@@ -126,11 +131,6 @@ cat "$report"
 echo "[bench] report written to $report${plot:+, plot $plot}"
 # A run that faulted or hung reports no number (ple_spin_test drops it);
 # a boot that did not reach the end of the list makes the report partial.
-missing=""
-while read -r name _; do
-	case "$name" in ''|'#'*) continue ;; esac
-	grep -aq "^### END $name rc=0" "$log" || missing+=" $name"
-done < "$top/tests/bench.list"
 if [ -n "$missing" ]; then
 	echo "[bench] INCOMPLETE: did not finish:$missing; see $log" >&2
 	exit 1
