@@ -11,6 +11,7 @@ tree=$build/linux
 out=$build/kernel-$variant
 frags=("$top/config/base.config")
 [ "$variant" = debug ] && frags+=("$top/config/debug.config")
+[ "$variant" = gdb ] && frags+=("$top/config/gdb.config")
 
 mkdir -p "$out"
 cfg=$out/config.new
