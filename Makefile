@@ -28,7 +28,8 @@ initramfs: tests
 
 check: initramfs
 	@scripts/boot.sh $(VARIANT) tests $(BUILD)/console-$(VARIANT).log $(if $(filter debug,$(VARIANT)),3000,1500)
-	@scripts/collect-results.sh $(BUILD)/console-$(VARIANT).log
+	@QEMU_TCG_THREAD=single scripts/boot.sh $(VARIANT) sleep $(BUILD)/console-$(VARIANT)-sleep.log $(if $(filter debug,$(VARIANT)),3000,1500)
+	@scripts/collect-results.sh $(BUILD)/console-$(VARIANT).log $(BUILD)/console-$(VARIANT)-sleep.log
 
 bench: initramfs
 	@scripts/bench.sh

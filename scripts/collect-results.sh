@@ -1,20 +1,31 @@
 #!/bin/bash
-# Read a serial console log and count results:
+# Read one or more serial console logs (one per boot) and count results:
 #  - KUnit test cases (KTAP printed by the kernel, outside any section),
 #  - kselftest TAP results between "### BEGIN name" and "### END name rc=N",
 #  - a section that exits non-zero without a failed result, has no result,
 #    or never ends, counts as one failure,
-#  - "guest finished" and "kernel log has no splat" are results too.
+#  - "guest finished" (per log) and "kernel log has no splat" are results too.
 # Prints one line per result and ends with "N passed, N failed[, N skipped]".
 # Exit status 1 when anything failed.
 set -uo pipefail
-log=$1
+[ $# -ge 1 ] || { echo "usage: $0 console.log..." >&2; exit 2; }
 awk '
 function result(kind, name) {
 	if (kind == "PASS") pass++; else if (kind == "FAIL") fail++; else skip++
 	printf "%s %s\n", kind, name
 }
+# The end of one boot: its last section, its timeout, its DONE line.
+function end_of_log(file) {
+	sub(/.*\//, "", file)
+	if (sec != "") result("FAIL", sec ": never finished (guest crashed or hung)")
+	if (timeout) result("FAIL", file ": QEMU timed out (guest hung or did not power off)")
+	if (done) result("PASS", file ": guest finished the test list")
+	else result("FAIL", file ": guest did not finish the test list")
+	sec = ""; timeout = 0; done = 0
+}
+FNR == 1 && NR > 1 { end_of_log(prev) }
 {
+	prev = FILENAME
 	sub(/\r$/, "")
 	kernel = sub(/^\[ *[0-9]+\.[0-9]+\] /, "")
 }
@@ -57,10 +68,7 @@ sec == "" && /^    (not )?ok [0-9]+ / {
 }
 sec == "" && /^not ok [0-9]+ / && !suite_fail { result("FAIL", "kunit suite " $4 " failed") }
 END {
-	if (sec != "") result("FAIL", sec ": never finished (guest crashed or hung)")
-	if (timeout) result("FAIL", "QEMU timed out (guest hung or did not power off)")
-	if (done) result("PASS", "guest finished the test list")
-	else result("FAIL", "guest did not finish the test list")
+	end_of_log(prev)
 	if (nsplat == 0) result("PASS", "kernel log has no splat")
 	else {
 		result("FAIL", "kernel log has " nsplat " splat line(s), first:")
@@ -70,4 +78,4 @@ END {
 	if (skip) printf ", %d skipped", skip
 	printf "\n"
 	exit fail > 0
-}' "$log"
+}' "$@"
