@@ -17,9 +17,12 @@ if [ -z "${REPORT_FROM:-}" ]; then
 	: > "$log"
 	while read -r name tmo _; do
 		case "$name" in ''|'#'*) continue ;; esac
+		# An entry named *_single boots with one TCG thread (see boot.sh).
+		thread=multi
+		case "$name" in *_single) thread=single ;; esac
 		for attempt in 1 2; do
-			"$top/scripts/boot.sh" fast bench "$build/console-bench-$name.log" \
-				$((tmo + 120)) "ple.only=$name"
+			QEMU_TCG_THREAD=$thread "$top/scripts/boot.sh" fast bench \
+				"$build/console-bench-$name.log" $((tmo + 120)) "ple.only=$name"
 			grep -q "^### END $name rc=0" "$build/console-bench-$name.log" && break
 			echo "[bench] $name did not finish (attempt $attempt)"
 		done
@@ -27,6 +30,7 @@ if [ -z "${REPORT_FROM:-}" ]; then
 	done < "$top/tests/bench.list"
 fi
 tr -d '\r' < "$log" | grep '^# BENCH ' | sed 's/^# BENCH //' > "$build/bench.data" || true
+tr -d '\r' < "$log" | grep '^# BOOT ' | sed 's/^# BOOT //' > "$build/boot.data" || true
 # Entries whose END line (rc=0) is missing from the log: hung or failed.
 missing=""
 for e in $(awk '!/^#/ && NF { print $1 }' "$top/tests/bench.list"); do
@@ -34,12 +38,14 @@ for e in $(awk '!/^#/ && NF { print $1 }' "$top/tests/bench.list"); do
 done
 [ -s "$build/bench.data" ] || { echo "[bench] no results in $log" >&2; exit 1; }
 
+# val(KEY): the value of KEY=value on a "# BENCH" line, for the awk scripts below.
+awk_val='function val(k,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] } }'
+
 # table LOCKS BASELINE UNIT: one row per policy, lock and size, in log order.
 # "of 1x" is the median over the median at vCPUs == CPUs, same policy and lock;
 # "vs BASELINE" the median over BASELINE's median at the same lock and size.
 table() {
-	awk -v locks="$1" -v basepol="$2" -v unit="$3" '
-	function val(k,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] } }
+	awk -v locks="$1" -v basepol="$2" -v unit="$3" "$awk_val"'
 	function sortk(arr, key, cnt,   i, j, t) {
 		for (i = 1; i <= cnt; i++) v[i] = arr[key, i] + 0
 		for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
@@ -58,7 +64,9 @@ table() {
 			key = order[k]; split(key, p, " ")
 			sortk(a, key, n[key]); lo = v[1]; hi = v[n[key]]; m = med[key]
 			sortk(s, key, n[key]); ms = v[int((n[key] + 1) / 2)]
-			base = p[1] " " p[2] " " cpus[key]; ref = basepol " " p[2] " " p[3]
+			# a "single-" row (one TCG thread) compares with its own boot
+			pre = (p[1] ~ /^single-/) ? "single-" : ""
+			base = p[1] " " p[2] " " cpus[key]; ref = pre basepol " " p[2] " " p[3]
 			frac = (base in med) ? sprintf("%.3f", m / med[base]) : "-"
 			vs = (ref in med) ? sprintf("%.2fx", m / med[ref]) : "-"
 			printf "| %s | %s | %s | %.0fx | %d | %.0f [%.0f-%.0f] | %.3f | %s | %s |", p[1], p[2], p[3], p[3] / cpus[key], n[key], m, lo, hi, ms, frac, vs
@@ -68,10 +76,37 @@ table() {
 	}' "$build/bench.data"
 }
 
+# boot_table: the macro benchmark, one row per policy and size: boot seconds
+# median [min-max], and the stock-directed median over this one (speed-up).
+boot_table() {
+	awk "$awk_val"'
+	function sortk(arr, key, cnt,   i, j, t) {
+		for (i = 1; i <= cnt; i++) v[i] = arr[key, i] + 0
+		for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+	}
+	{
+		key = val("policy") " " val("vcpus"); cpus[key] = val("cpus")
+		n[key]++; s[key, n[key]] = val("seconds"); e[key, n[key]] = val("spin_loop_exits")
+		if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
+	}
+	END {
+		print "| policy | vCPUs | overcommit | boots | seconds median [min-max] | vs stock-directed | PAUSE exits median |"
+		print "|---|---|---|---|---|---|---|"
+		for (k = 1; k <= nk; k++) { key = order[k]; sortk(s, key, n[key]); med[key] = v[int((n[key] + 1) / 2)] }
+		for (k = 1; k <= nk; k++) {
+			key = order[k]; split(key, p, " ")
+			sortk(s, key, n[key]); lo = v[1]; hi = v[n[key]]
+			sortk(e, key, n[key]); me = v[int((n[key] + 1) / 2)]
+			ref = "stock-directed " p[2]
+			vs = (ref in med) ? sprintf("%.2fx", med[ref] / med[key]) : "-"
+			printf "| %s | %s | %.0fx | %d | %.2f [%.2f-%.2f] | %s | %d |\n", p[1], p[2], p[2] / cpus[key], n[key], med[key], lo, hi, vs, me
+		}
+	}' "$build/boot.data"
+}
+
 # Ticket lock medians per policy and size, for the plot.
-awk '
-function val(k,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] } }
-val("lock") == "ticket" { print val("policy"), val("vcpus") / val("cpus"), val("acq_per_s") }' \
+awk "$awk_val"'
+val("lock") == "ticket" && val("policy") !~ /^single-/ { print val("policy"), val("vcpus") / val("cpus"), val("acq_per_s") }' \
 	"$build/bench.data" | sort -k1,1 -k2,2n -k3,3n | awk '
 { k = $1 " " $2; n[k]++; v[k, n[k]] = $3; if (!(k in seen)) { seen[k] = 1; o[++nk] = k } }
 END { for (i = 1; i <= nk; i++) { k = o[i]; print k, v[k, int((n[k] + 1) / 2)] } }' > "$build/bench-ticket.dat"
@@ -107,7 +142,19 @@ fi
 	echo
 	table "ticket tas" stock-directed vCPUs
 	echo
+	echo "Rows named single-*: the same workload at 8 vCPUs in a boot with one TCG thread, the only"
+	echo "setup in which the sleep policy runs at 8 vCPUs (see the README); compare them with each other."
+	echo
 	[ -n "$plot" ] && echo "Plot: $(basename "$plot") (ticket lock, median acq/s against overcommit)." && echo
+	echo "## Macro: booting an SMP guest"
+	echo
+	echo "nested_boot (a minimal KVM VMM: 32-bit boot protocol, MP table, in-kernel irqchip and PIT, an"
+	echo "8250) boots the same bzImage nested with N vCPUs, nopvspin (its spinlocks PAUSE-loop), until its"
+	echo "init has seen all N CPUs and reboots; seconds from the first KVM_RUN.  One TCG thread (see the"
+	echo "sleep-policy note in the README).  PAUSE exits: spin_loop_exits of the booting VM."
+	echo
+	[ -s "$build/boot.data" ] && boot_table
+	echo
 	echo "## User space: a spinlock that yields to its owner"
 	echo
 	echo "yield_to_lock_bench: T threads pinned round-robin on 2 CPUs, 200 work iterations inside and"

@@ -13,6 +13,9 @@ for applet in $("$root/bin/busybox" --list); do
 done
 install -m 0755 "$top/guest/init" "$root/init"
 cp -a "$build/tests-bin/." "$root/tests/"
+# The nested guest of nested_boot runs the fast kernel.
+kernel=$build/kernel-fast/arch/x86/boot/bzImage
+[ -e "$kernel" ] && cp "$kernel" "$root/tests/bzImage"
 cp "$top"/tests/*.list "$root/"
 (cd "$root" && find . | sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 > "$build/initramfs.cpio.gz.new"
 mv "$build/initramfs.cpio.gz.new" "$build/initramfs.cpio.gz"
