@@ -102,18 +102,25 @@ static uint8_t uart_in(int reg)
 	uint8_t mcr = uart.mcr;
 
 	switch (reg) {
-	case 0: return dlab ? uart.dll : 0;
-	case 1: return dlab ? uart.dlm : uart.ier;
-	case 2: return 0x01;			/* no interrupt pending, no FIFO */
-	case 3: return uart.lcr;
-	case 4: return uart.mcr;
-	case 5: return 0x60;			/* transmitter empty */
+	case 0:
+		return dlab ? uart.dll : 0;
+	case 1:
+		return dlab ? uart.dlm : uart.ier;
+	case 2:
+		return 0x01;			/* no interrupt pending, no FIFO */
+	case 3:
+		return uart.lcr;
+	case 4:
+		return uart.mcr;
+	case 5:
+		return 0x60;			/* transmitter empty */
 	case 6:					/* loopback mirrors MCR, else DCD|DSR|CTS */
 		if (!(mcr & 0x10))
 			return 0xb0;
 		return ((mcr & 1) << 5) | ((mcr & 2) << 3) | ((mcr & 4) << 4) |
 		       ((mcr & 8) << 4);
-	default: return uart.scr;
+	default:
+		return uart.scr;
 	}
 }
 
@@ -140,9 +147,12 @@ static void uart_out(int reg, uint8_t val)
 		else
 			uart.ier = val & 0x0f;
 		break;
-	case 3: uart.lcr = val; break;
-	case 4: uart.mcr = val & 0x1f; break;
-	case 7: uart.scr = val; break;
+	case 3:
+		uart.lcr = val; break;
+	case 4:
+		uart.mcr = val & 0x1f; break;
+	case 7:
+		uart.scr = val; break;
 	}
 }
 
@@ -296,7 +306,7 @@ static void load_linux(const uint8_t *kernel, size_t ksize,
 	memcpy(ram + KERNEL_ADDR, kernel + setup_size, ksize - setup_size);
 
 	zp[0x210] = 0xff;				/* type_of_loader */
-	strcpy((char *)ram + CMDLINE_ADDR, cmdline);
+	snprintf((char *)ram + CMDLINE_ADDR, 4096, "%s", cmdline);
 	*(uint32_t *)(zp + 0x228) = CMDLINE_ADDR;	/* cmd_line_ptr */
 	initrd_max = *(uint32_t *)(kernel + 0x22c);
 	if (initrd_max > ram_size - 1)
@@ -401,11 +411,11 @@ static unsigned long long debugfs_stat(const char *name)
 	return v;
 }
 
-static const char *stat_names[] = {
+static const char * const stat_names[] = {
 	"spin_loop_exits", "spin_yield_attempted", "spin_yield_successful",
 	"spin_yield_local",
 };
-#define NR_STATS (sizeof(stat_names) / sizeof(stat_names[0]))
+#define NR_STATS (sizeof(stat_names) / sizeof(stat_names[0]))	/* no ARRAY_SIZE in user space */
 
 /* One boot: returns seconds, or a negative value if it did not finish. */
 static double boot_once(const uint8_t *kernel, size_t ksize, const uint8_t *initrd,
@@ -529,18 +539,27 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:v")) != -1) {
 		switch (opt) {
-		case 'k': kpath = optarg; break;
-		case 'i': ipath = optarg; break;
-		case 'n': nr_vcpus = atoi(optarg); break;
-		case 'p': policies = strdup(optarg); break;
-		case 'r': runs = atoi(optarg); break;
-		case 'm': ram_size = (size_t)atoi(optarg) << 20; break;
-		case 'T': timeout = atoi(optarg); break;
-		case 't': tag = optarg; break;
-		case 'v': verbose = 1; break;
+		case 'k':
+			kpath = optarg; break;
+		case 'i':
+			ipath = optarg; break;
+		case 'n':
+			nr_vcpus = atoi(optarg); break;
+		case 'p':
+			policies = strdup(optarg); break;
+		case 'r':
+			runs = atoi(optarg); break;
+		case 'm':
+			ram_size = (size_t)atoi(optarg) << 20; break;
+		case 'T':
+			timeout = atoi(optarg); break;
+		case 't':
+			tag = optarg; break;
+		case 'v':
+			verbose = 1; break;
 		default:
-			fprintf(stderr, "usage: %s -k bzImage -i initrd [-n vcpus] [-p policy,...] [-r runs] [-m MiB] [-T timeout] [-t tag] [-v]\n",
-				argv[0]);
+			fprintf(stderr, "usage: %s -k bzImage -i initrd [-n vcpus] [-p policy,...]\n"
+				"       [-r runs] [-m MiB] [-T timeout] [-t tag] [-v]\n", argv[0]);
 			return 2;
 		}
 	}
