@@ -13,9 +13,12 @@ for applet in $("$root/bin/busybox" --list); do
 done
 install -m 0755 "$top/guest/init" "$root/init"
 cp -a "$build/tests-bin/." "$root/tests/"
-# The nested guest of nested_boot runs the fast kernel.
-kernel=$build/kernel-fast/arch/x86/boot/bzImage
-[ -e "$kernel" ] && cp "$kernel" "$root/tests/bzImage"
+# The nested guest of nested_boot runs the fast kernel (the debug one when
+# only that is built).
+for v in fast debug; do
+	kernel=$build/kernel-$v/arch/x86/boot/bzImage
+	[ -e "$kernel" ] && { cp "$kernel" "$root/tests/bzImage"; break; }
+done
 cp "$top"/tests/*.list "$root/"
 (cd "$root" && find . | sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 > "$build/initramfs.cpio.gz.new"
 mv "$build/initramfs.cpio.gz.new" "$build/initramfs.cpio.gz"
