@@ -38,18 +38,20 @@ for e in $(awk '!/^#/ && NF { print $1 }' "$top/tests/bench.list"); do
 done
 [ -s "$build/bench.data" ] || { echo "[bench] no results in $log" >&2; exit 1; }
 
-# val(KEY): the value of KEY=value on a "# BENCH" line, for the awk scripts below.
+# For the awk scripts below: val(KEY), the value of KEY=value on a "# BENCH"
+# or "# BOOT" line; sortk(ARR, KEY, N) sorts ARR[KEY, 1..N] into v[1..N].
 awk_val='function val(k,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] } }'
+awk_sortk='
+function sortk(arr, key, cnt,   i, j, t) {
+	for (i = 1; i <= cnt; i++) v[i] = arr[key, i] + 0
+	for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+}'
 
 # table LOCKS BASELINE UNIT: one row per policy, lock and size, in log order.
 # "of 1x" is the median over the median at vCPUs == CPUs, same policy and lock;
 # "vs BASELINE" the median over BASELINE's median at the same lock and size.
 table() {
-	awk -v locks="$1" -v basepol="$2" -v unit="$3" "$awk_val"'
-	function sortk(arr, key, cnt,   i, j, t) {
-		for (i = 1; i <= cnt; i++) v[i] = arr[key, i] + 0
-		for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-	}
+	awk -v locks="$1" -v basepol="$2" -v unit="$3" "$awk_val$awk_sortk"'
 	index(" " locks " ", " " val("lock") " ") {
 		key = val("policy") " " val("lock") " " val("vcpus"); cpus[key] = val("cpus")
 		n[key]++; a[key, n[key]] = val("acq_per_s"); s[key, n[key]] = val("seconds")
@@ -79,11 +81,7 @@ table() {
 # boot_table: the macro benchmark, one row per policy and size: boot seconds
 # median [min-max], and the stock-directed median over this one (speed-up).
 boot_table() {
-	awk "$awk_val"'
-	function sortk(arr, key, cnt,   i, j, t) {
-		for (i = 1; i <= cnt; i++) v[i] = arr[key, i] + 0
-		for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-	}
+	awk "$awk_val$awk_sortk"'
 	{
 		key = val("policy") " " val("vcpus"); cpus[key] = val("cpus")
 		n[key]++; s[key, n[key]] = val("seconds"); e[key, n[key]] = val("spin_loop_exits")
