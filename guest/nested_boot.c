@@ -80,14 +80,20 @@ static void *read_file(const char *path, size_t *size)
 	return buf;
 }
 
-static void finish(const char *why)
+/* End the boot, the first reason wins; the caller holds the lock. */
+static void finish_locked(const char *why)
 {
-	pthread_mutex_lock(&lock);
 	if (!done) {
-		done = true;
+		__atomic_store_n(&done, true, __ATOMIC_RELEASE);
 		failure = why;
 		pthread_cond_broadcast(&done_cond);
 	}
+}
+
+static void finish(const char *why)
+{
+	pthread_mutex_lock(&lock);
+	finish_locked(why);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -205,10 +211,6 @@ static void *vcpu_loop(void *arg)
 		case KVM_EXIT_SHUTDOWN:
 			finish(NULL);
 			return NULL;
-		case KVM_EXIT_INTR:
-			if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
-				return NULL;
-			break;
 		default:
 			fprintf(stderr, "vcpu %ld: exit reason %u\n", id, run->exit_reason);
 			finish("unexpected exit");
@@ -419,11 +421,11 @@ static const char * const stat_names[] = {
 
 /* One boot: returns seconds, or a negative value if it did not finish. */
 static double boot_once(const uint8_t *kernel, size_t ksize, const uint8_t *initrd,
-			size_t isize, int timeout, unsigned long long *stats)
+			size_t isize, struct kvm_cpuid2 *cpuid, int timeout,
+			unsigned long long *stats)
 {
 	struct kvm_userspace_memory_region region = { 0 };
 	struct kvm_pit_config pit = { 0 };
-	struct kvm_cpuid2 *cpuid = supported_cpuid();
 	int mmap_size = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	struct timespec deadline;
 	double start, seconds;
@@ -458,7 +460,6 @@ static double boot_once(const uint8_t *kernel, size_t ksize, const uint8_t *init
 			die("mmap kvm_run");
 		set_cpuid(vcpu_fd[i], i, cpuid);
 	}
-	free(cpuid);
 	setup_bsp(vcpu_fd[0]);
 
 	memset(&uart, 0, sizeof(uart));
@@ -475,14 +476,9 @@ static double boot_once(const uint8_t *kernel, size_t ksize, const uint8_t *init
 	pthread_mutex_lock(&lock);
 	while (!done && rc != ETIMEDOUT)
 		rc = pthread_cond_timedwait(&done_cond, &lock, &deadline);
-	if (!done) {
-		done = true;
-		failure = "timeout";
-	}
+	finish_locked("timeout");
 	seconds = now() - start;
-	console[console_len] = 0;
 	pthread_mutex_unlock(&lock);
-	__atomic_store_n(&done, true, __ATOMIC_RELEASE);
 
 	/* The stats of a VM vanish with it: read them while it lives. */
 	for (s = 0; s < NR_STATS; s++)
@@ -533,6 +529,7 @@ int main(int argc, char **argv)
 	int runs = 1, timeout = 600, opt, failed = 0, r;
 	unsigned long long stats[NR_STATS];
 	struct sigaction sa = { .sa_handler = noop };
+	struct kvm_cpuid2 *cpuid;
 	uint8_t *kernel, *initrd;
 	size_t ksize, isize;
 	unsigned int s;
@@ -574,6 +571,7 @@ int main(int argc, char **argv)
 		die("/dev/kvm");
 	kernel = read_file(kpath, &ksize);
 	initrd = read_file(ipath, &isize);
+	cpuid = supported_cpuid();
 
 	for (policy = strtok_r(policies, ",", &save); policy;
 	     policy = strtok_r(NULL, ",", &save)) {
@@ -582,7 +580,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		for (r = 0; r < runs; r++) {
-			double sec = boot_once(kernel, ksize, initrd, isize, timeout, stats);
+			double sec = boot_once(kernel, ksize, initrd, isize, cpuid,
+					       timeout, stats);
 
 			if (sec < 0) {
 				printf("# BOOT-FAILED policy=%s%s vcpus=%d run=%d\n",
