@@ -4,7 +4,9 @@
 #  - kselftest TAP results between "### BEGIN name" and "### END name rc=N",
 #  - a section that exits non-zero without a failed result, has no result,
 #    or never ends, counts as one failure,
-#  - "guest finished" (per log) and "kernel log has no splat" are results too.
+#  - "guest finished" (per log) and "kernel log has no splat" are results too;
+#  - a log that starts with "### HOST" (scripts/crossbuild.sh) has sections
+#    and TAP results only: no guest, no kernel log.
 # Prints one line per result and ends with "N passed, N failed[, N skipped]".
 # Exit status 1 when anything failed.
 set -uo pipefail
@@ -18,6 +20,7 @@ function result(kind, name) {
 function end_of_log(file) {
 	sub(/.*\//, "", file)
 	if (sec != "") result("FAIL", sec ": never finished (guest crashed or hung)")
+	if (host) { sec = ""; host = 0; return }
 	if (timeout) result("FAIL", file ": QEMU timed out (guest hung or did not power off)")
 	if (done) result("PASS", file ": guest finished the test list")
 	else result("FAIL", file ": guest did not finish the test list")
@@ -29,6 +32,7 @@ FNR == 1 && NR > 1 { end_of_log(prev) }
 	sub(/\r$/, "")
 	kernel = sub(/^\[ *[0-9]+\.[0-9]+\] /, "")
 }
+FNR == 1 && /^### HOST/ { host = 1; next }
 /^### BEGIN / { sec = $3; sec_fail = 0; sec_n = 0; next }
 /^### END / {
 	rc = $4; sub(/^rc=/, "", rc)

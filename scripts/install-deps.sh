@@ -2,7 +2,9 @@
 # Install what the harness needs from Debian, only when something is missing.
 set -euo pipefail
 pkgs="linux-source-6.12 qemu-system-x86 busybox-static build-essential flex bison bc
-      libelf-dev libssl-dev cpio xz-utils python3 python3-ply python3-git rsync gnuplot-nox"
+      libelf-dev libssl-dev cpio xz-utils python3 python3-ply python3-git rsync gnuplot-nox
+      gcc-i686-linux-gnu gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
+      libc6-dev-i386-cross libc6-dev-arm64-cross libc6-dev-riscv64-cross"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=" $p"
