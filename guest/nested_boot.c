@@ -6,7 +6,7 @@
  * 0x3f8) and times it until the guest's init reports its CPUs and reboots
  * (reboot=t: a triple fault, KVM_EXIT_SHUTDOWN).  The guest runs with
  * nopvspin, so its spinlocks spin on PAUSE and every contended one costs a
- * PAUSE-loop exit here.  For each kvm.spin_policy given it prints
+ * PAUSE-loop exit here.  For each KVM spin policy given (debugfs kvm/spin_policy) it prints
  *
  *   # BOOT policy=P vcpus=N cpus=C run=R seconds=S spin_loop_exits=E ...
  *
@@ -514,7 +514,7 @@ static double boot_once(const uint8_t *kernel, size_t ksize, const uint8_t *init
 
 static int set_policy(const char *policy)
 {
-	FILE *f = fopen("/sys/module/kvm/parameters/spin_policy", "w");
+	FILE *f = fopen("/sys/kernel/debug/kvm/spin_policy", "w");
 
 	if (!f)
 		return -1;
@@ -576,7 +576,7 @@ int main(int argc, char **argv)
 	for (policy = strtok_r(policies, ",", &save); policy;
 	     policy = strtok_r(NULL, ",", &save)) {
 		if (set_policy(policy)) {
-			fprintf(stderr, "nested_boot: cannot set kvm.spin_policy=%s\n", policy);
+			fprintf(stderr, "nested_boot: cannot set kvm/spin_policy to %s\n", policy);
 			return 1;
 		}
 		for (r = 0; r < runs; r++) {
