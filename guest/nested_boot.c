@@ -40,9 +40,10 @@
 #define LAPIC_ADDR	0xfee00000u
 #define MARKER		"NESTED_BOOT_OK cpus="
 
-static const char *cmdline =
-	"console=ttyS0 quiet nopvspin reboot=t panic=-1 acpi=off pci=off "
+static const char *base_cmdline =
+	"console=ttyS0 quiet reboot=t panic=-1 acpi=off pci=off "
 	"nokaslr kunit.enable=0 i8042.noaux i8042.nokbd";
+static char cmdline[1024];
 
 static int kvm_fd, vm_fd, nr_vcpus = 2, verbose;
 static uint8_t *ram;
@@ -308,7 +309,7 @@ static void load_linux(const uint8_t *kernel, size_t ksize,
 	memcpy(ram + KERNEL_ADDR, kernel + setup_size, ksize - setup_size);
 
 	zp[0x210] = 0xff;				/* type_of_loader */
-	snprintf((char *)ram + CMDLINE_ADDR, 4096, "%s", cmdline);
+	snprintf((char *)ram + CMDLINE_ADDR, sizeof(cmdline), "%s", cmdline);
 	*(uint32_t *)(zp + 0x228) = CMDLINE_ADDR;	/* cmd_line_ptr */
 	initrd_max = *(uint32_t *)(kernel + 0x22c);
 	if (initrd_max > ram_size - 1)
@@ -524,7 +525,8 @@ static int set_policy(const char *policy)
 
 int main(int argc, char **argv)
 {
-	const char *kpath = NULL, *ipath = NULL, *tag = "";
+	const char *kpath = NULL, *ipath = NULL, *tag = "", *extra = "";
+	int pvspin = 0;
 	char *policies = strdup("local"), *policy, *save;
 	int runs = 1, timeout = 600, opt, failed = 0, r;
 	unsigned long long stats[NR_STATS];
@@ -534,8 +536,12 @@ int main(int argc, char **argv)
 	size_t ksize, isize;
 	unsigned int s;
 
-	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:v")) != -1) {
+	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:va:P")) != -1) {
 		switch (opt) {
+		case 'a':
+			extra = optarg; break;
+		case 'P':
+			pvspin = 1; break;
 		case 'k':
 			kpath = optarg; break;
 		case 'i':
@@ -556,7 +562,8 @@ int main(int argc, char **argv)
 			verbose = 1; break;
 		default:
 			fprintf(stderr, "usage: %s -k bzImage -i initrd [-n vcpus] [-p policy,...]\n"
-				"       [-r runs] [-m MiB] [-T timeout] [-t tag] [-v]\n", argv[0]);
+				"       [-r runs] [-m MiB] [-T timeout] [-t tag] [-v]\n"
+				"       [-a kernel-args] [-P (paravirtual spinlocks)]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -565,6 +572,8 @@ int main(int argc, char **argv)
 			MAX_VCPUS);
 		return 2;
 	}
+	snprintf(cmdline, sizeof(cmdline), "%s%s %s", base_cmdline,
+		 pvspin ? "" : " nopvspin", extra);
 	sigaction(SIGUSR1, &sa, NULL);
 	kvm_fd = open("/dev/kvm", O_RDWR);
 	if (kvm_fd < 0)

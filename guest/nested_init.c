@@ -1,30 +1,163 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PID 1 of the nested guest that nested_boot boots: report how many CPUs
- * came up, then reboot.  The guest runs with reboot=t, so the reboot is a
+ * came up, optionally run a workload that stresses the guest kernel's own
+ * locks, then reboot.  The guest runs with reboot=t, so the reboot is a
  * triple fault, which nested_boot sees as KVM_EXIT_SHUTDOWN and takes as
- * the end of the boot.  The line goes through /dev/kmsg at KERN_CRIT so
- * that it reaches the serial console under "quiet".
+ * the end of the run.  Lines go through /dev/kmsg at KERN_CRIT so that
+ * they reach the serial console under "quiet".
+ *
+ * nested_work=S on the kernel command line (the kernel hands unknown
+ * name=value parameters to init as environment variables) runs, after
+ * nested_warmup=W seconds (default 1), S seconds of this loop on one
+ * thread per CPU and reports the iterations per second of all threads:
+ *   - mmap 16 anonymous pages, touch each one, munmap them: page faults,
+ *     the mmap lock, page table and LRU locks, TLB shootdown IPIs;
+ *   - write a byte to the next thread's pipe, read one from its own: pipe
+ *     locks and wake-ups across CPUs;
+ *   - take and release a mutex shared by all threads: futex waits and
+ *     wake-ups when it is contended.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <time.h>
 #include <unistd.h>
+
+#define MAX_THREADS	64
+#define WORK_PAGES	16
+
+static int kmsg = -1;
+static volatile int stop;
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long shared_counter;
+static int nr_threads;
+static int pipes[MAX_THREADS][2];
+/* One cache line per thread, so that counting does not contend. */
+static struct {
+	volatile unsigned long iterations;
+	char pad[56];
+} count[MAX_THREADS];
+
+static void report(const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof(line), "<2>");
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	va_end(ap);
+	if (kmsg >= 0 && write(kmsg, line, n) < 0)
+		return;
+}
+
+static void *worker(void *arg)
+{
+	long id = (long)arg;
+	long page = sysconf(_SC_PAGESIZE);
+	int out = pipes[(id + 1) % nr_threads][1], in = pipes[id][0];
+	char byte = 0;
+	char *p;
+	int i;
+
+	while (!stop) {
+		p = mmap(NULL, WORK_PAGES * page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			break;
+		for (i = 0; i < WORK_PAGES; i++)
+			p[i * page] = 1;
+		munmap(p, WORK_PAGES * page);
+
+		if (write(out, &byte, 1) != 1 || read(in, &byte, 1) != 1)
+			break;
+
+		pthread_mutex_lock(&shared_lock);
+		shared_counter++;
+		pthread_mutex_unlock(&shared_lock);
+		count[id].iterations++;
+	}
+	/* Keep the ring moving for the threads that still read. */
+	if (write(out, &byte, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static unsigned long total(void)
+{
+	unsigned long sum = 0;
+	int i;
+
+	for (i = 0; i < nr_threads; i++)
+		sum += count[i].iterations;
+	return sum;
+}
+
+static void sleep_seconds(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+static void run_work(double warmup, double seconds)
+{
+	pthread_t threads[MAX_THREADS];
+	unsigned long before, after;
+	double t0, t1;
+	long i;
+
+	nr_threads = sysconf(_SC_NPROCESSORS_ONLN);
+	if (nr_threads > MAX_THREADS)
+		nr_threads = MAX_THREADS;
+	for (i = 0; i < nr_threads; i++) {
+		if (pipe(pipes[i])) {
+			report("NESTED_WORK_FAILED pipe\n");
+			return;
+		}
+	}
+	for (i = 0; i < nr_threads; i++)
+		pthread_create(&threads[i], NULL, worker, (void *)i);
+	sleep_seconds(warmup);
+	before = total();
+	t0 = now();
+	sleep_seconds(seconds);
+	after = total();
+	t1 = now();
+	stop = 1;
+	report("NESTED_WORK threads=%d seconds=%.3f iterations=%lu per_s=%.1f\n",
+	       nr_threads, t1 - t0, after - before, (after - before) / (t1 - t0));
+}
 
 int main(void)
 {
-	char line[64];
-	int fd;
+	const char *work = getenv("nested_work");
+	const char *warmup = getenv("nested_warmup");
 
 	mount("dev", "/dev", "devtmpfs", 0, NULL);
 	mount("sys", "/sys", "sysfs", 0, NULL);
-	fd = open("/dev/kmsg", O_WRONLY);
-	snprintf(line, sizeof(line), "<2>NESTED_BOOT_OK cpus=%ld\n",
-		 sysconf(_SC_NPROCESSORS_ONLN));
-	if (fd >= 0)
-		write(fd, line, strlen(line));
+	kmsg = open("/dev/kmsg", O_WRONLY);
+	report("NESTED_BOOT_OK cpus=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	if (work)
+		run_work(warmup ? atof(warmup) : 1, atof(work));
 	reboot(RB_AUTOBOOT);
 	return 1;
 }

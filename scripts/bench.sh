@@ -17,11 +17,8 @@ if [ -z "${REPORT_FROM:-}" ]; then
 	: > "$log"
 	while read -r name tmo _; do
 		case "$name" in ''|'#'*) continue ;; esac
-		# An entry named *_single boots with one TCG thread (see boot.sh).
-		thread=multi
-		case "$name" in *_single) thread=single ;; esac
 		for attempt in 1 2; do
-			QEMU_TCG_THREAD=$thread "$top/scripts/boot.sh" fast bench \
+			"$top/scripts/boot.sh" fast bench \
 				"$build/console-bench-$name.log" $((tmo + 120)) "ple.only=$name"
 			grep -q "^### END $name rc=0" "$build/console-bench-$name.log" && break
 			echo "[bench] $name did not finish (attempt $attempt)"
