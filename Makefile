@@ -32,12 +32,14 @@ initramfs: tests
 qemu: deps
 	@scripts/build-qemu.sh
 
-# make check counts the cross build's results too: a break on another
-# architecture fails it like a failed test.
+# make check counts the cross build's results and the parser tests too: a
+# break on another architecture or in a console parser fails it like a
+# failed test.
 check: initramfs qemu
 	@scripts/crossbuild.sh $(BUILD)/crossbuild.tap || true
+	@scripts/test-parsers.sh $(BUILD)/parsers.tap || true
 	@scripts/boot.sh $(VARIANT) tests $(BUILD)/console-$(VARIANT).log $(if $(filter debug,$(VARIANT)),3000,1500)
-	@scripts/collect-results.sh $(BUILD)/crossbuild.tap $(BUILD)/console-$(VARIANT).log
+	@scripts/collect-results.sh $(BUILD)/crossbuild.tap $(BUILD)/parsers.tap $(BUILD)/console-$(VARIANT).log
 
 crossbuild: tree
 	@scripts/crossbuild.sh $(BUILD)/crossbuild.tap

@@ -1,17 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nested_boot: the macro benchmark, the seed's "64 VCPU guest taking forever
- * to boot".  A minimal KVM VMM that boots a Linux bzImage with N vCPUs
- * (32-bit boot protocol, MP table, in-kernel irqchip and PIT, an 8250 on
- * 0x3f8) and times it until the guest's init reports its CPUs and reboots
- * (reboot=t: a triple fault, KVM_EXIT_SHUTDOWN).  The guest runs with
- * nopvspin, so its spinlocks spin on PAUSE and every contended one costs a
- * PAUSE-loop exit here.  For each KVM spin policy given (debugfs kvm/spin_policy) it prints
+ * nested_boot: the macro benchmark.  A minimal KVM VMM that boots Linux
+ * bzImages with N vCPUs each (32-bit boot protocol, MP table, in-kernel
+ * irqchip and PIT, an 8250 on 0x3f8).  The guests run with nopvspin (unless
+ * -P), so their spinlocks spin on PAUSE and every contended one costs a
+ * PAUSE-loop exit here.  Policies are KVM spin policies (debugfs
+ * kvm/spin_policy) with the YIELD_TO_DONATE sched feature, or "stock":
+ * policy directed with NO_YIELD_TO_DONATE (6.12's directed yield).  Both
+ * knobs are restored at exit.
+ *
+ * Boot mode (default), the 2010 series' "64 VCPU guest taking forever to boot":
+ * one VM at a time, RUNS rounds of one boot per policy, each timed until
+ * the guest's init reports its CPUs and reboots (reboot=t: a triple fault,
+ * KVM_EXIT_SHUTDOWN).  Per boot:
  *
  *   # BOOT policy=P vcpus=N cpus=C run=R seconds=S spin_loop_exits=E ...
  *
+ * or, with -R ROW, in the format of the lock benchmarks:
+ *
+ *   # BENCH row=ROW policy=P lock=boot vcpus=N vms=1 cpus=C run=R
+ *     seconds=S boot_s=S spin_loop_exits=E ...
+ *
+ * Steady mode (-W): VMS VMs boot at once and run nested_init's workload
+ * without end (nested_work=ticks: a "NESTED_TICK iterations=N" line every
+ * 0.25 s).  Once every VM ticks, RUNS rounds; in each, for every policy in
+ * turn, WARMUP_S seconds, then one window of WINDOW_S seconds (policies are
+ * interleaved so that a drift in the machine's speed favours none of
+ * them), one line each (on one line):
+ *
+ *   # BENCH row=ROW policy=P lock=kernel vcpus=N vms=V cpus=C run=R
+ *     seconds=S acq_per_s=TOTAL vm_acq_per_s=A1,A2,.. jain=J
+ *     exits_per_acq=X yields_per_acq=Y ran_next=-1 spin_loop_exits=E ...
+ *
+ * A VM's rate is the difference of its latest tick counts over the
+ * difference of their arrival times, a window ending at every VM's first
+ * tick after WINDOW_S (a stalled VM shows as a low rate); jain is Jain's fairness index of the
+ * VMs' rates; the stats are debugfs kvm/ deltas, summed over the VMs, and
+ * X and Y are spin_loop_exits and spin_yield_successful per iteration.
+ * A VM that stops ticking for -T seconds (or never starts), exits or
+ * triple-faults ends the run with "# BENCH-FAILED row=ROW policy=P
+ * reason=R" and exit status 1.
+ *
  * usage: nested_boot -k bzImage -i initrd [-n vcpus] [-p policy,...]
  *                    [-r runs] [-m MiB] [-T timeout_s] [-t tag] [-v]
+ *                    [-a kernel-args] [-P] [-R row]
+ *                    [-W -V vms -U warmup_s -d window_s]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +64,8 @@
 #include <unistd.h>
 
 #define MAX_VCPUS	64
+#define MAX_VMS		8
+#define MAX_POLICIES	16
 #define GDT_ADDR	0x500
 #define ZERO_PAGE	0x7000
 #define CMDLINE_ADDR	0x20000
@@ -39,30 +74,73 @@
 #define IOAPIC_ADDR	0xfec00000u
 #define LAPIC_ADDR	0xfee00000u
 #define MARKER		"NESTED_BOOT_OK cpus="
+#define TICK		"NESTED_TICK iterations="
+#define SPIN_POLICY	"/sys/kernel/debug/kvm/spin_policy"
+#define SCHED_FEATURES	"/sys/kernel/debug/sched/features"
 
 static const char *base_cmdline =
 	"console=ttyS0 quiet reboot=t panic=-1 acpi=off pci=off "
 	"nokaslr kunit.enable=0 i8042.noaux i8042.nokbd";
 static char cmdline[1024];
 
-static int kvm_fd, vm_fd, nr_vcpus = 2, verbose;
-static uint8_t *ram;
+static int kvm_fd, mmap_size, nr_vcpus = 2, verbose;
 static size_t ram_size = 256 << 20;
-static int vcpu_fd[MAX_VCPUS];
-static struct kvm_run *vcpu_run[MAX_VCPUS];
-static pthread_t vcpu_thread[MAX_VCPUS];
 
+struct vm;
+
+struct vcpu {
+	struct vm *vm;
+	int id;
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+};
+
+/* The 8250 registers the Linux driver probes and the console polls. */
+struct uart {
+	uint8_t ier, lcr, mcr, scr, dll, dlm;
+};
+
+/* One nested VM; everything below fd is protected by the global lock. */
+struct vm {
+	int index;
+	int fd;
+	uint8_t *ram;
+	struct vcpu vcpu[MAX_VCPUS];
+	struct uart uart;
+	char console[1 << 16];		/* the newest output, NUL-terminated */
+	size_t console_len;
+	size_t line;			/* where the current line starts */
+	bool done;
+	const char *failure;		/* why it ended, NULL for a SHUTDOWN */
+	unsigned long ticks;		/* the latest NESTED_TICK count */
+	double tick_time;		/* when it arrived, 0 before the first */
+};
+
+/* vm->done is also read without the lock by the vCPU threads. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
-static bool done;
-static const char *failure;
-static char console[1 << 16];
-static size_t console_len;
+static pthread_cond_t wake;		/* a VM ended or ticked; CLOCK_MONOTONIC */
 
 static void die(const char *what)
 {
 	perror(what);
 	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wait for the wake condition until CLOCK_MONOTONIC time t; holds the lock. */
+static void wait_until(double t)
+{
+	struct timespec ts = { (time_t)t, (long)((t - (time_t)t) * 1e9) };
+
+	pthread_cond_timedwait(&wake, &lock, &ts);
 }
 
 static void *read_file(const char *path, size_t *size)
@@ -81,44 +159,65 @@ static void *read_file(const char *path, size_t *size)
 	return buf;
 }
 
-/* End the boot, the first reason wins; the caller holds the lock. */
-static void finish_locked(const char *why)
+/* End a VM's run, the first reason wins; the caller holds the lock. */
+static void finish_locked(struct vm *vm, const char *why)
 {
-	if (!done) {
-		__atomic_store_n(&done, true, __ATOMIC_RELEASE);
-		failure = why;
-		pthread_cond_broadcast(&done_cond);
+	if (!vm->done) {
+		__atomic_store_n(&vm->done, true, __ATOMIC_RELEASE);
+		vm->failure = why;
+		pthread_cond_broadcast(&wake);
 	}
 }
 
-static void finish(const char *why)
+static void finish(struct vm *vm, const char *why)
 {
 	pthread_mutex_lock(&lock);
-	finish_locked(why);
+	finish_locked(vm, why);
 	pthread_mutex_unlock(&lock);
 }
 
-/* The 8250 registers the Linux driver probes and the console polls. */
-static struct {
-	uint8_t ier, lcr, mcr, scr, dll, dlm;
-} uart;
-
-static uint8_t uart_in(int reg)
+/* Keep the console's newest half when it fills; parse each tick line. */
+static void console_putc(struct vm *vm, char c)
 {
-	bool dlab = uart.lcr & 0x80;
-	uint8_t mcr = uart.mcr;
+	size_t half = sizeof(vm->console) / 2;
+	const char *tick;
+
+	if (vm->console_len == sizeof(vm->console) - 1) {
+		memmove(vm->console, vm->console + half, vm->console_len - half);
+		vm->console_len -= half;
+		vm->line = vm->line > half ? vm->line - half : 0;
+	}
+	vm->console[vm->console_len++] = c;
+	vm->console[vm->console_len] = 0;
+	if (verbose)
+		fputc(c, stderr);
+	if (c != '\n')
+		return;
+	tick = strstr(vm->console + vm->line, TICK);
+	if (tick) {
+		vm->ticks = strtoul(tick + strlen(TICK), NULL, 10);
+		vm->tick_time = now();
+		pthread_cond_broadcast(&wake);
+	}
+	vm->line = vm->console_len;
+}
+
+static uint8_t uart_in(struct uart *uart, int reg)
+{
+	bool dlab = uart->lcr & 0x80;
+	uint8_t mcr = uart->mcr;
 
 	switch (reg) {
 	case 0:
-		return dlab ? uart.dll : 0;
+		return dlab ? uart->dll : 0;
 	case 1:
-		return dlab ? uart.dlm : uart.ier;
+		return dlab ? uart->dlm : uart->ier;
 	case 2:
 		return 0x01;			/* no interrupt pending, no FIFO */
 	case 3:
-		return uart.lcr;
+		return uart->lcr;
 	case 4:
-		return uart.mcr;
+		return uart->mcr;
 	case 5:
 		return 0x60;			/* transmitter empty */
 	case 6:					/* loopback mirrors MCR, else DCD|DSR|CTS */
@@ -127,43 +226,38 @@ static uint8_t uart_in(int reg)
 		return ((mcr & 1) << 5) | ((mcr & 2) << 3) | ((mcr & 4) << 4) |
 		       ((mcr & 8) << 4);
 	default:
-		return uart.scr;
+		return uart->scr;
 	}
 }
 
-static void uart_out(int reg, uint8_t val)
+static void uart_out(struct vm *vm, int reg, uint8_t val)
 {
-	bool dlab = uart.lcr & 0x80;
+	struct uart *uart = &vm->uart;
+	bool dlab = uart->lcr & 0x80;
 
 	switch (reg) {
 	case 0:
-		if (dlab) {
-			uart.dll = val;
-		} else {
-			if (console_len < sizeof(console) - 1) {
-				console[console_len++] = val;
-				console[console_len] = 0;
-			}
-			if (verbose)
-				fputc(val, stderr);
-		}
+		if (dlab)
+			uart->dll = val;
+		else
+			console_putc(vm, val);
 		break;
 	case 1:
 		if (dlab)
-			uart.dlm = val;
+			uart->dlm = val;
 		else
-			uart.ier = val & 0x0f;
+			uart->ier = val & 0x0f;
 		break;
 	case 3:
-		uart.lcr = val; break;
+		uart->lcr = val; break;
 	case 4:
-		uart.mcr = val & 0x1f; break;
+		uart->mcr = val & 0x1f; break;
 	case 7:
-		uart.scr = val; break;
+		uart->scr = val; break;
 	}
 }
 
-static void handle_io(struct kvm_run *run)
+static void handle_io(struct vm *vm, struct kvm_run *run)
 {
 	uint8_t *data = (uint8_t *)run + run->io.data_offset;
 	uint32_t i, j;
@@ -174,9 +268,9 @@ static void handle_io(struct kvm_run *run)
 		if (port >= 0x3f8 && port < 0x400) {
 			pthread_mutex_lock(&lock);
 			if (run->io.direction == KVM_EXIT_IO_OUT)
-				uart_out(port - 0x3f8, data[0]);
+				uart_out(vm, port - 0x3f8, data[0]);
 			else
-				data[0] = uart_in(port - 0x3f8);
+				data[0] = uart_in(&vm->uart, port - 0x3f8);
 			pthread_mutex_unlock(&lock);
 		} else if (run->io.direction == KVM_EXIT_IO_IN) {
 			/* no device: the bus floats; CMOS reads 0 */
@@ -188,33 +282,35 @@ static void handle_io(struct kvm_run *run)
 
 static void *vcpu_loop(void *arg)
 {
-	long id = (long)arg;
-	struct kvm_run *run = vcpu_run[id];
+	struct vcpu *vcpu = arg;
+	struct vm *vm = vcpu->vm;
+	struct kvm_run *run = vcpu->run;
 
 	for (;;) {
-		if (ioctl(vcpu_fd[id], KVM_RUN, 0) < 0) {
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
-				if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+				if (__atomic_load_n(&vm->done, __ATOMIC_ACQUIRE))
 					return NULL;
 				continue;
 			}
-			finish("KVM_RUN failed");
+			finish(vm, "kvm_run_failed");
 			return NULL;
 		}
 		switch (run->exit_reason) {
 		case KVM_EXIT_IO:
-			handle_io(run);
+			handle_io(vm, run);
 			break;
 		case KVM_EXIT_MMIO:
 			if (!run->mmio.is_write)
 				memset(run->mmio.data, 0, sizeof(run->mmio.data));
 			break;
 		case KVM_EXIT_SHUTDOWN:
-			finish(NULL);
+			finish(vm, NULL);
 			return NULL;
 		default:
-			fprintf(stderr, "vcpu %ld: exit reason %u\n", id, run->exit_reason);
-			finish("unexpected exit");
+			fprintf(stderr, "vm %d vcpu %d: exit reason %u\n", vm->index,
+				vcpu->id, run->exit_reason);
+			finish(vm, "unexpected_exit");
 			return NULL;
 		}
 	}
@@ -230,7 +326,7 @@ static uint8_t checksum(const uint8_t *p, int len)
 }
 
 /* Intel MP specification 1.4 tables: the CPUs, an ISA bus, the IOAPIC. */
-static void write_mptable(void)
+static void write_mptable(uint8_t *ram)
 {
 	uint8_t *mpf = ram + MPTABLE_ADDR, *mpc = mpf + 16, *p = mpc + 44;
 	uint16_t entries = 0;
@@ -291,7 +387,7 @@ static void add_e820(uint8_t *zp, uint64_t addr, uint64_t size, uint32_t type)
 	memcpy(e + 16, &type, 4);
 }
 
-static void load_linux(const uint8_t *kernel, size_t ksize,
+static void load_linux(uint8_t *ram, const uint8_t *kernel, size_t ksize,
 		       const uint8_t *initrd, size_t isize)
 {
 	uint8_t *zp = ram + ZERO_PAGE;
@@ -326,7 +422,7 @@ static void load_linux(const uint8_t *kernel, size_t ksize,
 
 	gdt[2] = 0x00cf9b000000ffffull;			/* __BOOT_CS: flat code */
 	gdt[3] = 0x00cf93000000ffffull;			/* __BOOT_DS: flat data */
-	write_mptable();
+	write_mptable(ram);
 }
 
 static void setup_bsp(int fd)
@@ -390,14 +486,6 @@ static void noop(int sig)
 {
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static unsigned long long debugfs_stat(const char *name)
 {
 	char path[128];
@@ -419,124 +507,439 @@ static const char * const stat_names[] = {
 	"spin_yield_local",
 };
 #define NR_STATS (sizeof(stat_names) / sizeof(stat_names[0]))	/* no ARRAY_SIZE in user space */
+enum { ST_EXITS, ST_ATTEMPTED, ST_SUCCESSFUL, ST_LOCAL };
 
-/* One boot: returns seconds, or a negative value if it did not finish. */
-static double boot_once(const uint8_t *kernel, size_t ksize, const uint8_t *initrd,
-			size_t isize, struct kvm_cpuid2 *cpuid, int timeout,
-			unsigned long long *stats)
+/* Sums over all VMs; the stats of a VM vanish with it. */
+static void read_stats(unsigned long long *stats)
 {
-	struct kvm_userspace_memory_region region = { 0 };
-	struct kvm_pit_config pit = { 0 };
-	int mmap_size = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
-	struct timespec deadline;
-	double start, seconds;
 	unsigned int s;
-	long i;
-	int rc = 0;
 
-	vm_fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
-	if (vm_fd < 0)
-		die("KVM_CREATE_VM");
-	if (ioctl(vm_fd, KVM_SET_TSS_ADDR, 0xfffbd000) ||
-	    ioctl(vm_fd, KVM_CREATE_IRQCHIP, 0) ||
-	    ioctl(vm_fd, KVM_CREATE_PIT2, &pit))
-		die("VM setup");
-	ram = mmap(NULL, ram_size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (ram == MAP_FAILED)
-		die("mmap");
-	region.memory_size = ram_size;
-	region.userspace_addr = (uintptr_t)ram;
-	if (ioctl(vm_fd, KVM_SET_USER_MEMORY_REGION, &region))
-		die("KVM_SET_USER_MEMORY_REGION");
-	load_linux(kernel, ksize, initrd, isize);
-
-	for (i = 0; i < nr_vcpus; i++) {
-		vcpu_fd[i] = ioctl(vm_fd, KVM_CREATE_VCPU, i);
-		if (vcpu_fd[i] < 0)
-			die("KVM_CREATE_VCPU");
-		vcpu_run[i] = mmap(NULL, mmap_size, PROT_READ | PROT_WRITE,
-				   MAP_SHARED, vcpu_fd[i], 0);
-		if (vcpu_run[i] == MAP_FAILED)
-			die("mmap kvm_run");
-		set_cpuid(vcpu_fd[i], i, cpuid);
-	}
-	setup_bsp(vcpu_fd[0]);
-
-	memset(&uart, 0, sizeof(uart));
-	console_len = 0;
-	console[0] = 0;
-	done = false;
-	failure = NULL;
-	start = now();
-	for (i = 0; i < nr_vcpus; i++)
-		pthread_create(&vcpu_thread[i], NULL, vcpu_loop, (void *)i);
-
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += timeout;
-	pthread_mutex_lock(&lock);
-	while (!done && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&done_cond, &lock, &deadline);
-	finish_locked("timeout");
-	seconds = now() - start;
-	pthread_mutex_unlock(&lock);
-
-	/* The stats of a VM vanish with it: read them while it lives. */
 	for (s = 0; s < NR_STATS; s++)
 		stats[s] = debugfs_stat(stat_names[s]);
-
-	for (i = 0; i < nr_vcpus; i++) {
-		vcpu_run[i]->immediate_exit = 1;
-		pthread_kill(vcpu_thread[i], SIGUSR1);
-	}
-	for (i = 0; i < nr_vcpus; i++) {
-		pthread_join(vcpu_thread[i], NULL);
-		munmap(vcpu_run[i], mmap_size);
-		close(vcpu_fd[i]);
-	}
-	close(vm_fd);
-	munmap(ram, ram_size);
-
-	if (!failure) {
-		char *m = strstr(console, MARKER);
-
-		if (!m)
-			failure = "SHUTDOWN before init ran";
-		else if (atoi(m + strlen(MARKER)) != nr_vcpus)
-			failure = "not all CPUs came up";
-	}
-	if (failure) {
-		fprintf(stderr, "nested_boot: %s after %.1f s; guest console:\n%s\n",
-			failure, seconds, console);
-		return -1;
-	}
-	return seconds;
 }
 
-static int set_policy(const char *policy)
+static int write_knob(const char *path, const char *val)
 {
-	FILE *f = fopen("/sys/kernel/debug/kvm/spin_policy", "w");
+	FILE *f = fopen(path, "w");
 
 	if (!f)
 		return -1;
-	fputs(policy, f);
+	fputs(val, f);
 	return fclose(f);
+}
+
+/* "stock" is 6.12's directed yield: no lag donation. */
+static int select_policy(const char *policy)
+{
+	bool stock = !strcmp(policy, "stock");
+
+	if (write_knob(SPIN_POLICY, stock ? "directed" : policy) ||
+	    write_knob(SCHED_FEATURES, stock ? "NO_YIELD_TO_DONATE" : "YIELD_TO_DONATE")) {
+		fprintf(stderr, "nested_boot: cannot select policy %s\n", policy);
+		return -1;
+	}
+	return 0;
+}
+
+static char saved_policy[32];
+static bool saved_no_donate;
+
+static void save_knobs(void)
+{
+	char features[4096] = "";
+	FILE *f = fopen(SPIN_POLICY, "r");
+
+	if (f) {
+		if (fscanf(f, "%31s", saved_policy) != 1)
+			saved_policy[0] = 0;
+		fclose(f);
+	}
+	f = fopen(SCHED_FEATURES, "r");
+	if (f) {
+		if (!fgets(features, sizeof(features), f))
+			features[0] = 0;
+		fclose(f);
+	}
+	saved_no_donate = !!strstr(features, "NO_YIELD_TO_DONATE");
+}
+
+static void restore_knobs(void)
+{
+	if (saved_policy[0])
+		write_knob(SPIN_POLICY, saved_policy);
+	write_knob(SCHED_FEATURES, saved_no_donate ? "NO_YIELD_TO_DONATE" : "YIELD_TO_DONATE");
+}
+
+static struct vm *vm_create(int index, const uint8_t *kernel, size_t ksize,
+			    const uint8_t *initrd, size_t isize,
+			    struct kvm_cpuid2 *cpuid)
+{
+	struct kvm_userspace_memory_region region = { 0 };
+	struct kvm_pit_config pit = { 0 };
+	struct vm *vm = calloc(1, sizeof(*vm));
+	int i;
+
+	if (!vm)
+		die("calloc");
+	vm->index = index;
+	vm->fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
+	if (vm->fd < 0)
+		die("KVM_CREATE_VM");
+	if (ioctl(vm->fd, KVM_SET_TSS_ADDR, 0xfffbd000) ||
+	    ioctl(vm->fd, KVM_CREATE_IRQCHIP, 0) ||
+	    ioctl(vm->fd, KVM_CREATE_PIT2, &pit))
+		die("VM setup");
+	vm->ram = mmap(NULL, ram_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (vm->ram == MAP_FAILED)
+		die("mmap");
+	region.memory_size = ram_size;
+	region.userspace_addr = (uintptr_t)vm->ram;
+	if (ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &region))
+		die("KVM_SET_USER_MEMORY_REGION");
+	load_linux(vm->ram, kernel, ksize, initrd, isize);
+
+	for (i = 0; i < nr_vcpus; i++) {
+		struct vcpu *vcpu = &vm->vcpu[i];
+
+		vcpu->vm = vm;
+		vcpu->id = i;
+		vcpu->fd = ioctl(vm->fd, KVM_CREATE_VCPU, i);
+		if (vcpu->fd < 0)
+			die("KVM_CREATE_VCPU");
+		vcpu->run = mmap(NULL, mmap_size, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, vcpu->fd, 0);
+		if (vcpu->run == MAP_FAILED)
+			die("mmap kvm_run");
+		set_cpuid(vcpu->fd, i, cpuid);
+	}
+	setup_bsp(vm->vcpu[0].fd);
+	return vm;
+}
+
+static void vm_start(struct vm *vm)
+{
+	int i;
+
+	for (i = 0; i < nr_vcpus; i++)
+		if (pthread_create(&vm->vcpu[i].thread, NULL, vcpu_loop, &vm->vcpu[i]))
+			die("pthread_create");
+}
+
+static void vm_destroy(struct vm *vm)
+{
+	int i;
+
+	finish(vm, "stopped");
+	for (i = 0; i < nr_vcpus; i++) {
+		vm->vcpu[i].run->immediate_exit = 1;
+		pthread_kill(vm->vcpu[i].thread, SIGUSR1);
+	}
+	for (i = 0; i < nr_vcpus; i++) {
+		pthread_join(vm->vcpu[i].thread, NULL);
+		munmap(vm->vcpu[i].run, mmap_size);
+		close(vm->vcpu[i].fd);
+	}
+	close(vm->fd);
+	munmap(vm->ram, ram_size);
+	free(vm);
+}
+
+static void print_console(struct vm *vm, const char *why, double seconds)
+{
+	fprintf(stderr, "nested_boot: vm %d: %s after %.1f s; guest console:\n%s\n",
+		vm->index, why, seconds, vm->console);
+}
+
+/* One boot: returns its reason if it failed, else NULL and the seconds. */
+static const char *boot_once(const uint8_t *kernel, size_t ksize,
+			     const uint8_t *initrd, size_t isize,
+			     struct kvm_cpuid2 *cpuid, int timeout,
+			     double *seconds, unsigned long long *stats)
+{
+	struct vm *vm = vm_create(0, kernel, ksize, initrd, isize, cpuid);
+	const char *failure;
+	double start;
+	char *m;
+
+	start = now();
+	vm_start(vm);
+	pthread_mutex_lock(&lock);
+	while (!vm->done && now() < start + timeout)
+		wait_until(start + timeout);
+	finish_locked(vm, "timeout");
+	*seconds = now() - start;
+	failure = vm->failure;
+	pthread_mutex_unlock(&lock);
+	read_stats(stats);
+
+	if (!failure) {
+		m = strstr(vm->console, MARKER);
+		if (!m)
+			failure = "shutdown_before_init";
+		else if (atoi(m + strlen(MARKER)) != nr_vcpus)
+			failure = "missing_cpus";
+	}
+	if (failure)
+		print_console(vm, failure, *seconds);
+	vm_destroy(vm);
+	return failure;
+}
+
+static int boot_mode(const uint8_t *kernel, size_t ksize, const uint8_t *initrd,
+		     size_t isize, struct kvm_cpuid2 *cpuid, char *policies,
+		     int runs, int timeout, const char *row, const char *tag)
+{
+	char *policy, *save, *pol[MAX_POLICIES];
+	unsigned long long stats[NR_STATS];
+	int failed = 0, r, p, nr_pol = 0;
+	const char *failure;
+	unsigned int s;
+	double sec;
+
+	for (policy = strtok_r(policies, ",", &save);
+	     policy && nr_pol < MAX_POLICIES; policy = strtok_r(NULL, ",", &save))
+		pol[nr_pol++] = policy;
+	/* Rounds of one boot per policy: a drift in speed favours none. */
+	for (r = 0; r < runs; r++) {
+		for (p = 0; p < nr_pol; p++) {
+			policy = pol[p];
+			if (select_policy(policy))
+				return 1;
+			failure = boot_once(kernel, ksize, initrd, isize, cpuid,
+					    timeout, &sec, stats);
+			if (failure && row)
+				printf("# BENCH-FAILED row=%s policy=%s%s reason=%s\n",
+				       row, tag, policy, failure);
+			else if (failure)
+				printf("# BOOT-FAILED policy=%s%s vcpus=%d run=%d\n",
+				       tag, policy, nr_vcpus, r);
+			else if (row)
+				printf("# BENCH row=%s policy=%s%s lock=boot vcpus=%d vms=1 cpus=%ld run=%d seconds=%.3f boot_s=%.3f",
+				       row, tag, policy, nr_vcpus,
+				       sysconf(_SC_NPROCESSORS_ONLN), r, sec, sec);
+			else
+				printf("# BOOT policy=%s%s vcpus=%d cpus=%ld run=%d seconds=%.3f",
+				       tag, policy, nr_vcpus,
+				       sysconf(_SC_NPROCESSORS_ONLN), r, sec);
+			if (!failure) {
+				for (s = 0; s < NR_STATS; s++)
+					printf(" %s=%llu", stat_names[s], stats[s]);
+				printf("\n");
+			}
+			fflush(stdout);
+			failed += !!failure;
+		}
+	}
+	return failed ? 1 : 0;
+}
+
+/* Steady mode: what steady_mode() knows about each VM at one moment. */
+struct sample {
+	unsigned long ticks[MAX_VMS];
+	double tick_time[MAX_VMS];
+	unsigned long long stats[NR_STATS];
+	double time;
+};
+
+static struct vm *vms[MAX_VMS];
+static int nr_vms = 1;
+
+/*
+ * Watch the VMs until CLOCK_MONOTONIC time @until, or with @until < 0 until
+ * each has ticked: returns NULL, or the failure that ends the run, with the
+ * VM in *failed.  A VM fails when it ends, or when it has not ticked for
+ * @timeout seconds (since @start before its first tick).
+ */
+static const char *watch(double until, double start, int timeout, struct vm **failed)
+{
+	static char reason[64];
+	const char *why = NULL;
+	bool all_ticked;
+	double t, last;
+	int i;
+
+	pthread_mutex_lock(&lock);
+	for (;;) {
+		t = now();
+		all_ticked = true;
+		for (i = 0; i < nr_vms && !why; i++) {
+			struct vm *vm = vms[i];
+
+			last = vm->tick_time ? vm->tick_time : start;
+			all_ticked &= vm->tick_time != 0;
+			if (vm->done) {
+				snprintf(reason, sizeof(reason), "vm%d_%s", i,
+					 vm->failure ? vm->failure : "shutdown");
+				why = reason;
+			} else if (t - last > timeout) {
+				snprintf(reason, sizeof(reason), "vm%d_%s_%ds", i,
+					 vm->tick_time ? "no_tick_for" : "no_first_tick_in",
+					 timeout);
+				why = reason;
+			}
+			if (why)
+				*failed = vm;
+		}
+		if (why || (until < 0 && all_ticked) || (until >= 0 && t >= until))
+			break;
+		/* wake at least every 0.25 s to check the timeout */
+		wait_until(until >= 0 && until < t + 0.25 ? until : t + 0.25);
+	}
+	pthread_mutex_unlock(&lock);
+	return why;
+}
+
+static void take_sample(struct sample *smp)
+{
+	int i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < nr_vms; i++) {
+		smp->ticks[i] = vms[i]->ticks;
+		smp->tick_time[i] = vms[i]->tick_time;
+	}
+	smp->time = now();
+	pthread_mutex_unlock(&lock);
+	read_stats(smp->stats);
+}
+
+/* Has every VM ticked between the samples @a and @b? */
+static bool ticked_since(const struct sample *a, const struct sample *b)
+{
+	int i;
+
+	for (i = 0; i < nr_vms; i++)
+		if (b->tick_time[i] <= a->tick_time[i])
+			return false;
+	return true;
+}
+
+/* Print one window's line; returns why it has no numbers, or NULL. */
+static const char *print_window(const char *row, const char *policy, int run,
+				const struct sample *a, const struct sample *b)
+{
+	static char reason[64];
+	double rate[MAX_VMS], sum = 0, sum_sq = 0, iterations = 0;
+	unsigned long long d[NR_STATS];
+	unsigned int s;
+	int i;
+
+	for (i = 0; i < nr_vms; i++) {
+		if (b->tick_time[i] <= a->tick_time[i]) {
+			snprintf(reason, sizeof(reason), "vm%d_no_tick_in_window", i);
+			return reason;
+		}
+		rate[i] = (b->ticks[i] - a->ticks[i]) / (b->tick_time[i] - a->tick_time[i]);
+		iterations += b->ticks[i] - a->ticks[i];
+		sum += rate[i];
+		sum_sq += rate[i] * rate[i];
+	}
+	if (iterations == 0)
+		return "no_iterations_in_window";
+	for (s = 0; s < NR_STATS; s++)
+		d[s] = b->stats[s] - a->stats[s];
+	printf("# BENCH row=%s policy=%s lock=kernel vcpus=%d vms=%d cpus=%ld run=%d seconds=%.3f acq_per_s=%.1f vm_acq_per_s=",
+	       row, policy, nr_vcpus, nr_vms, sysconf(_SC_NPROCESSORS_ONLN), run,
+	       b->time - a->time, sum);
+	for (i = 0; i < nr_vms; i++)
+		printf("%s%.1f", i ? "," : "", rate[i]);
+	printf(" jain=%.4f exits_per_acq=%.4f yields_per_acq=%.4f ran_next=-1",
+	       sum_sq > 0 ? sum * sum / (nr_vms * sum_sq) : 0,
+	       d[ST_EXITS] / iterations, d[ST_SUCCESSFUL] / iterations);
+	for (s = 0; s < NR_STATS; s++)
+		printf(" %s=%llu", stat_names[s], d[s]);
+	printf("\n");
+	fflush(stdout);
+	return NULL;
+}
+
+static int steady_mode(const uint8_t *kernel, size_t ksize, const uint8_t *initrd,
+		       size_t isize, struct kvm_cpuid2 *cpuid, char *policies,
+		       int runs, int timeout, const char *row, double warmup,
+		       double window)
+{
+	struct vm *failed_vm = NULL;
+	const char *why = NULL;
+	char *policy, *save, *pol[MAX_POLICIES];
+	struct sample a, b;
+	int i, p, nr_pol, r = 0;
+	double start;
+
+	policy = strtok_r(policies, ",", &save);
+	if (!policy || select_policy(policy))
+		return 1;
+	for (i = 0; i < nr_vms; i++)
+		vms[i] = vm_create(i, kernel, ksize, initrd, isize, cpuid);
+	start = now();
+	for (i = 0; i < nr_vms; i++)
+		vm_start(vms[i]);
+	why = watch(-1, start, timeout, &failed_vm);
+	if (!why)
+		printf("# nested_boot: %d VM(s) of %d vCPUs ticking after %.1f s\n",
+		       nr_vms, nr_vcpus, now() - start);
+
+	/*
+	 * Rounds of one window per policy, so that a drift in the machine's
+	 * speed is spread over the policies instead of favouring the first.
+	 */
+	for (p = 0; policy && p < MAX_POLICIES; p++) {
+		pol[p] = policy;
+		policy = strtok_r(NULL, ",", &save);
+	}
+	nr_pol = p;
+	for (r = 0; r < runs && !why; r++) {
+		for (p = 0; p < nr_pol && !why; p++) {
+			policy = pol[p];
+			if (select_policy(policy)) {
+				why = "cannot_select_policy";
+				break;
+			}
+			why = watch(now() + warmup, start, timeout, &failed_vm);
+			if (why)
+				break;
+			take_sample(&a);
+			why = watch(a.time + window, start, timeout, &failed_vm);
+			/*
+			 * A window ends at each VM's first tick after it: a VM
+			 * that stalls shows as a low rate, and fails only by
+			 * not ticking for the timeout.
+			 */
+			while (!why) {
+				take_sample(&b);
+				if (ticked_since(&a, &b))
+					break;
+				why = watch(now() + 0.25, start, timeout, &failed_vm);
+			}
+			if (!why)
+				why = print_window(row, policy, r, &a, &b);
+		}
+	}
+	if (why) {
+		printf("# BENCH-FAILED row=%s policy=%s reason=%s\n", row,
+		       policy ? policy : "none", why);
+		fflush(stdout);
+		if (failed_vm)
+			print_console(failed_vm, why, now() - start);
+	}
+	for (i = 0; i < nr_vms; i++)
+		vm_destroy(vms[i]);
+	return why ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	const char *kpath = NULL, *ipath = NULL, *tag = "", *extra = "";
-	int pvspin = 0;
-	char *policies = strdup("local"), *policy, *save;
-	int runs = 1, timeout = 600, opt, failed = 0, r;
-	unsigned long long stats[NR_STATS];
+	const char *kpath = NULL, *ipath = NULL, *tag = "", *extra = "", *row = NULL;
+	char *policies = strdup("local");
+	int runs = 1, timeout = 600, opt, pvspin = 0, steady = 0;
+	double warmup = 2, window = 3;
 	struct sigaction sa = { .sa_handler = noop };
 	struct kvm_cpuid2 *cpuid;
+	pthread_condattr_t attr;
 	uint8_t *kernel, *initrd;
 	size_t ksize, isize;
-	unsigned int s;
 
-	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:va:P")) != -1) {
+	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:va:PR:WV:U:d:")) != -1) {
 		switch (opt) {
 		case 'a':
 			extra = optarg; break;
@@ -560,51 +963,50 @@ int main(int argc, char **argv)
 			tag = optarg; break;
 		case 'v':
 			verbose = 1; break;
+		case 'R':
+			row = optarg; break;
+		case 'W':
+			steady = 1; break;
+		case 'V':
+			nr_vms = atoi(optarg); break;
+		case 'U':
+			warmup = atof(optarg); break;
+		case 'd':
+			window = atof(optarg); break;
 		default:
 			fprintf(stderr, "usage: %s -k bzImage -i initrd [-n vcpus] [-p policy,...]\n"
 				"       [-r runs] [-m MiB] [-T timeout] [-t tag] [-v]\n"
-				"       [-a kernel-args] [-P (paravirtual spinlocks)]\n", argv[0]);
+				"       [-a kernel-args] [-P (paravirtual spinlocks)] [-R row]\n"
+				"       [-W (steady mode) -V vms -U warmup_s -d window_s]\n",
+				argv[0]);
 			return 2;
 		}
 	}
-	if (!kpath || !ipath || nr_vcpus < 1 || nr_vcpus > MAX_VCPUS) {
-		fprintf(stderr, "nested_boot: -k and -i are required, 1 <= -n <= %d\n",
-			MAX_VCPUS);
+	if (!kpath || !ipath || nr_vcpus < 1 || nr_vcpus > MAX_VCPUS ||
+	    nr_vms < 1 || nr_vms > MAX_VMS || (steady && (!row || window <= 0))) {
+		fprintf(stderr, "nested_boot: -k and -i are required, 1 <= -n <= %d, 1 <= -V <= %d; -W needs -R and -d > 0\n",
+			MAX_VCPUS, MAX_VMS);
 		return 2;
 	}
-	snprintf(cmdline, sizeof(cmdline), "%s%s %s", base_cmdline,
-		 pvspin ? "" : " nopvspin", extra);
+	snprintf(cmdline, sizeof(cmdline), "%s%s%s %s", base_cmdline,
+		 pvspin ? "" : " nopvspin", steady ? " nested_work=ticks" : "", extra);
 	sigaction(SIGUSR1, &sa, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&wake, &attr);
 	kvm_fd = open("/dev/kvm", O_RDWR);
 	if (kvm_fd < 0)
 		die("/dev/kvm");
+	mmap_size = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	kernel = read_file(kpath, &ksize);
 	initrd = read_file(ipath, &isize);
 	cpuid = supported_cpuid();
+	save_knobs();
+	atexit(restore_knobs);
 
-	for (policy = strtok_r(policies, ",", &save); policy;
-	     policy = strtok_r(NULL, ",", &save)) {
-		if (set_policy(policy)) {
-			fprintf(stderr, "nested_boot: cannot set kvm/spin_policy to %s\n", policy);
-			return 1;
-		}
-		for (r = 0; r < runs; r++) {
-			double sec = boot_once(kernel, ksize, initrd, isize, cpuid,
-					       timeout, stats);
-
-			if (sec < 0) {
-				printf("# BOOT-FAILED policy=%s%s vcpus=%d run=%d\n",
-				       tag, policy, nr_vcpus, r);
-				failed++;
-				continue;
-			}
-			printf("# BOOT policy=%s%s vcpus=%d cpus=%ld run=%d seconds=%.3f",
-			       tag, policy, nr_vcpus, sysconf(_SC_NPROCESSORS_ONLN), r, sec);
-			for (s = 0; s < NR_STATS; s++)
-				printf(" %s=%llu", stat_names[s], stats[s]);
-			printf("\n");
-			fflush(stdout);
-		}
-	}
-	return failed ? 1 : 0;
+	if (steady)
+		return steady_mode(kernel, ksize, initrd, isize, cpuid, policies,
+				   runs, timeout, row, warmup, window);
+	return boot_mode(kernel, ksize, initrd, isize, cpuid, policies, runs,
+			 timeout, row, tag);
 }

@@ -10,7 +10,10 @@
  * nested_work=S on the kernel command line (the kernel hands unknown
  * name=value parameters to init as environment variables) runs, after
  * nested_warmup=W seconds (default 1), S seconds of this loop on one
- * thread per CPU and reports the iterations per second of all threads:
+ * thread per CPU and reports the iterations per second of all threads.
+ * nested_work=ticks runs it without end instead and prints the iterations
+ * of all threads so far every 0.25 s ("NESTED_TICK iterations=N"), for
+ * nested_boot -W to measure windows of its own.  The loop:
  *   - mmap 16 anonymous pages, touch each one, munmap them: page faults,
  *     the mmap lock, page table and LRU locks, TLB shootdown IPIs;
  *   - write a byte to the next thread's pipe, read one from its own: pipe
@@ -118,11 +121,9 @@ static void sleep_seconds(double s)
 		;
 }
 
-static void run_work(double warmup, double seconds)
+/* One worker per CPU; returns 0 when they all run. */
+static int start_workers(pthread_t *threads)
 {
-	pthread_t threads[MAX_THREADS];
-	unsigned long before, after;
-	double t0, t1;
 	long i;
 
 	nr_threads = sysconf(_SC_NPROCESSORS_ONLN);
@@ -131,11 +132,26 @@ static void run_work(double warmup, double seconds)
 	for (i = 0; i < nr_threads; i++) {
 		if (pipe(pipes[i])) {
 			report("NESTED_WORK_FAILED pipe\n");
-			return;
+			return -1;
 		}
 	}
-	for (i = 0; i < nr_threads; i++)
-		pthread_create(&threads[i], NULL, worker, (void *)i);
+	for (i = 0; i < nr_threads; i++) {
+		if (pthread_create(&threads[i], NULL, worker, (void *)i)) {
+			report("NESTED_WORK_FAILED pthread_create\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void run_work(double warmup, double seconds)
+{
+	pthread_t threads[MAX_THREADS];
+	unsigned long before, after;
+	double t0, t1;
+
+	if (start_workers(threads))
+		return;
 	sleep_seconds(warmup);
 	before = total();
 	t0 = now();
@@ -147,6 +163,19 @@ static void run_work(double warmup, double seconds)
 	       nr_threads, t1 - t0, after - before, (after - before) / (t1 - t0));
 }
 
+/* Without end: nested_boot ends the VM. */
+static void run_ticks(void)
+{
+	pthread_t threads[MAX_THREADS];
+
+	if (start_workers(threads))
+		return;
+	for (;;) {
+		sleep_seconds(0.25);
+		report("NESTED_TICK iterations=%lu\n", total());
+	}
+}
+
 int main(void)
 {
 	const char *work = getenv("nested_work");
@@ -156,7 +185,9 @@ int main(void)
 	mount("sys", "/sys", "sysfs", 0, NULL);
 	kmsg = open("/dev/kmsg", O_WRONLY);
 	report("NESTED_BOOT_OK cpus=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
-	if (work)
+	if (work && !strcmp(work, "ticks"))
+		run_ticks();
+	else if (work)
 		run_work(warmup ? atof(warmup) : 1, atof(work));
 	reboot(RB_AUTOBOOT);
 	return 1;

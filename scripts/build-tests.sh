@@ -12,7 +12,7 @@ jobs=-j$(nproc)
 
 # KVM selftests that run in the guest: stock ones that check what the series
 # touches, and the series' own.
-kvm_tests="kvm_binary_stats_test x86_64/ple_spin_test x86_64/svm_pause_filter_test"
+kvm_tests="kvm_binary_stats_test x86_64/ple_spin_test x86_64/svm_pause_filter_test x86_64/ple_lock_bench"
 # sched selftests (the series' own; skipped on a tree without them).
 sched_tests=""
 for t in sched_yield_to_test yield_to_lock_bench; do

@@ -20,6 +20,7 @@ for v in fast debug; do
 	[ -e "$kernel" ] && { cp "$kernel" "$root/tests/bzImage"; break; }
 done
 cp "$top"/tests/*.list "$root/"
+"$top/scripts/bench-list.sh" > "$root/bench.list"
 (cd "$root" && find . | sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 > "$build/initramfs.cpio.gz.new"
 mv "$build/initramfs.cpio.gz.new" "$build/initramfs.cpio.gz"
 echo "[initramfs] $(du -h "$build/initramfs.cpio.gz" | cut -f1) with $(ls "$build/tests-bin" | wc -l) test binaries"

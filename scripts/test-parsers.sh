@@ -1,0 +1,49 @@
+#!/bin/bash
+# Test the harness's console parsers on committed fixtures, as kunit.py tests
+# its own parser: scripts/collect-results.sh on tests/fixtures/check-*
+# (every way a test can pass, fail, skip, hang or splat) and
+# scripts/bench-report.sh on tests/fixtures/bench-* (windows, a failed
+# window, a retried boot, a boot row, a row that never ran).  The output
+# must equal the expected files.  Writes TAP for scripts/collect-results.sh.
+# usage: test-parsers.sh [TAP_FILE]
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+fix=$top/tests/fixtures
+tap=${1:-/dev/stdout}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+check() {	# check DESCRIPTION EXPECTED ACTUAL
+	n=$((n + 1))
+	if diff -u "$2" "$3" > "$tmp/diff"; then
+		echo "ok $n $1"
+	else
+		echo "not ok $n $1"
+		sed 's/^/# /' "$tmp/diff" | head -20
+		failed=1
+	fi
+}
+{
+	echo "### HOST parsers"
+	echo "### BEGIN parsers"
+	"$top/scripts/collect-results.sh" "$fix/check-crossbuild.tap" "$fix/check-console.log" \
+		> "$tmp/check.txt"
+	rc=$?
+	check "collect-results.sh: every kind of result on the fixture log" \
+		"$fix/check-expected.txt" "$tmp/check.txt"
+	n=$((n + 1))
+	[ $rc = 1 ] && echo "ok $n collect-results.sh: exit status 1 when something failed" ||
+		{ echo "not ok $n collect-results.sh: exit status $rc, not 1"; failed=1; }
+	"$top/scripts/bench-report.sh" "$fix/bench-console.log" "$tmp/bench" "$fix/bench.rows" \
+		> /dev/null 2>&1
+	rc=$?
+	check "bench-report.sh: bench.tsv of the fixture log" \
+		"$fix/bench-expected.tsv" "$tmp/bench/bench.tsv"
+	check "bench-report.sh: report.md of the fixture log" \
+		"$fix/bench-expected-report.md" "$tmp/bench/report.md"
+	n=$((n + 1))
+	[ $rc = 1 ] && echo "ok $n bench-report.sh: exit status 1 for a report with failed rows" ||
+		{ echo "not ok $n bench-report.sh: exit status $rc, not 1"; failed=1; }
+	echo "### END parsers rc=$failed"
+} > "$tap"
+exit $failed
