@@ -687,19 +687,16 @@ static const char *boot_once(const uint8_t *kernel, size_t ksize,
 }
 
 static int boot_mode(const uint8_t *kernel, size_t ksize, const uint8_t *initrd,
-		     size_t isize, struct kvm_cpuid2 *cpuid, char *policies,
+		     size_t isize, struct kvm_cpuid2 *cpuid, char **pol, int nr_pol,
 		     int runs, int timeout, const char *row, const char *tag)
 {
-	char *policy, *save, *pol[MAX_POLICIES];
 	unsigned long long stats[NR_STATS];
-	int failed = 0, r, p, nr_pol = 0;
+	int failed = 0, r, p;
 	const char *failure;
 	unsigned int s;
+	char *policy;
 	double sec;
 
-	for (policy = strtok_r(policies, ",", &save);
-	     policy && nr_pol < MAX_POLICIES; policy = strtok_r(NULL, ",", &save))
-		pol[nr_pol++] = policy;
 	/* Rounds of one boot per policy: a drift in speed favours none. */
 	for (r = 0; r < runs; r++) {
 		for (p = 0; p < nr_pol; p++) {
@@ -855,19 +852,18 @@ static const char *print_window(const char *row, const char *policy, int run,
 }
 
 static int steady_mode(const uint8_t *kernel, size_t ksize, const uint8_t *initrd,
-		       size_t isize, struct kvm_cpuid2 *cpuid, char *policies,
+		       size_t isize, struct kvm_cpuid2 *cpuid, char **pol, int nr_pol,
 		       int runs, int timeout, const char *row, double warmup,
 		       double window)
 {
 	struct vm *failed_vm = NULL;
+	char *policy = pol[0];
 	const char *why = NULL;
-	char *policy, *save, *pol[MAX_POLICIES];
 	struct sample a, b;
-	int i, p, nr_pol, r = 0;
+	int i, p, r = 0;
 	double start;
 
-	policy = strtok_r(policies, ",", &save);
-	if (!policy || select_policy(policy))
+	if (select_policy(policy))
 		return 1;
 	for (i = 0; i < nr_vms; i++)
 		vms[i] = vm_create(i, kernel, ksize, initrd, isize, cpuid);
@@ -883,11 +879,6 @@ static int steady_mode(const uint8_t *kernel, size_t ksize, const uint8_t *initr
 	 * Rounds of one window per policy, so that a drift in the machine's
 	 * speed is spread over the policies instead of favouring the first.
 	 */
-	for (p = 0; policy && p < MAX_POLICIES; p++) {
-		pol[p] = policy;
-		policy = strtok_r(NULL, ",", &save);
-	}
-	nr_pol = p;
 	for (r = 0; r < runs && !why; r++) {
 		for (p = 0; p < nr_pol && !why; p++) {
 			policy = pol[p];
@@ -930,8 +921,8 @@ static int steady_mode(const uint8_t *kernel, size_t ksize, const uint8_t *initr
 int main(int argc, char **argv)
 {
 	const char *kpath = NULL, *ipath = NULL, *tag = "", *extra = "", *row = NULL;
-	char *policies = strdup("local");
-	int runs = 1, timeout = 600, opt, pvspin = 0, steady = 0;
+	char *policies = strdup("local"), *pol[MAX_POLICIES], *policy, *save;
+	int runs = 1, timeout = 600, opt, pvspin = 0, steady = 0, nr_pol = 0;
 	double warmup = 2, window = 3;
 	struct sigaction sa = { .sa_handler = noop };
 	struct kvm_cpuid2 *cpuid;
@@ -988,6 +979,19 @@ int main(int argc, char **argv)
 			MAX_VCPUS, MAX_VMS);
 		return 2;
 	}
+	/* The policies, in the order every mode runs them in each round. */
+	for (policy = strtok_r(policies, ",", &save); policy;
+	     policy = strtok_r(NULL, ",", &save)) {
+		if (nr_pol == MAX_POLICIES) {
+			fprintf(stderr, "nested_boot: at most %d policies\n", MAX_POLICIES);
+			return 2;
+		}
+		pol[nr_pol++] = policy;
+	}
+	if (!nr_pol) {
+		fprintf(stderr, "nested_boot: -p needs a policy\n");
+		return 2;
+	}
 	snprintf(cmdline, sizeof(cmdline), "%s%s%s %s", base_cmdline,
 		 pvspin ? "" : " nopvspin", steady ? " nested_work=ticks" : "", extra);
 	sigaction(SIGUSR1, &sa, NULL);
@@ -1005,8 +1009,8 @@ int main(int argc, char **argv)
 	atexit(restore_knobs);
 
 	if (steady)
-		return steady_mode(kernel, ksize, initrd, isize, cpuid, policies,
+		return steady_mode(kernel, ksize, initrd, isize, cpuid, pol, nr_pol,
 				   runs, timeout, row, warmup, window);
-	return boot_mode(kernel, ksize, initrd, isize, cpuid, policies, runs,
+	return boot_mode(kernel, ksize, initrd, isize, cpuid, pol, nr_pol, runs,
 			 timeout, row, tag);
 }
