@@ -5,7 +5,8 @@
 # to kvm_vcpu_on_spin() after a window of PAUSEs, as on hardware.  The
 # serial console goes to LOG; BEGIN/END markers are echoed as progress lines.
 # QEMU=system boots Debian's unpatched QEMU instead, which can only be made
-# to intercept PAUSE with x-force-features, and then exits on every PAUSE.
+# to intercept PAUSE with x-force-features, and then exits on every PAUSE;
+# QEMU=PATH boots another build of it (to reproduce a fixed emulator bug).
 # usage: boot.sh VARIANT MODE LOG TIMEOUT_SECONDS [extra kernel args]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,16 +17,19 @@ mem=2G
 [ "$variant" = debug ] && mem=4G
 if [ "${QEMU:-}" = system ]; then
 	qemu=(qemu-system-x86_64 -cpu max,+pause-filter,+pfthreshold,x-force-features=on)
+elif [ -n "${QEMU:-}" ]; then
+	qemu=("$QEMU" -cpu max)
 else
 	qemu=("$build/qemu/obj/qemu-system-x86_64" -cpu max)
 fi
 # L1's pause filter, scaled to the emulator (README, "The emulated
-# platform"): a PAUSE of a nested guest takes about 140 ns here, so a
-# window of 120 PAUSEs (17 us, growing to 2640) is about the same fraction
+# platform"): a PAUSE of a nested guest takes about 40 ns here, so a window
+# of 420 PAUSEs (17 us, growing 22-fold to 9240) is about the same fraction
 # of L1's 1.4 ms base slice as hardware's 3000 (growing to 65535) is of
-# its slice; PAUSEs more than 1200 TSC cycles apart (4 times the median
-# gap of a PAUSE loop here, hardware's is 128) start a new loop.
-ple="kvm_amd.pause_filter_count=120 kvm_amd.pause_filter_thresh=1200 kvm_amd.pause_filter_count_max=2640"
+# its slice; PAUSEs more than 1200 TSC cycles apart (14 PAUSE latencies
+# here, hardware's 128 is 1 to 13, and 4 times the 99th percentile of a
+# PAUSE loop's gaps) start a new loop.
+ple="kvm_amd.pause_filter_count=420 kvm_amd.pause_filter_thresh=1200 kvm_amd.pause_filter_count_max=9240"
 echo "[boot] $variant kernel, mode=$mode, console log: $log"
 start=$(date +%s)
 timeout --kill-after=10 "$tmo" "${qemu[@]}" \
