@@ -4,7 +4,10 @@
 #  - kselftest TAP results between "### BEGIN name" and "### END name rc=N",
 #  - a section that exits non-zero without a failed result, has no result,
 #    or never ends, counts as one failure,
-#  - "guest finished" (per log) and "kernel log has no splat" are results too;
+#  - "guest finished" and "kept the TSC clocksource" (per log) and "kernel
+#    log has no splat" are results too (L1 marking its TSC unstable means
+#    the emulated TSC ran ahead of the HPET, and L1's clock reads then all
+#    go through QEMU's global lock: results/qemu-tsc-clamp.txt);
 #  - a log that starts with "### HOST" (scripts/crossbuild.sh) has sections
 #    and TAP results only: no guest, no kernel log.
 # Prints one line per result and ends with "N passed, N failed[, N skipped]".
@@ -24,7 +27,9 @@ function end_of_log(file) {
 	if (timeout) result("FAIL", file ": QEMU timed out (guest hung or did not power off)")
 	if (done) result("PASS", file ": guest finished the test list")
 	else result("FAIL", file ": guest did not finish the test list")
-	sec = ""; timeout = 0; done = 0
+	if (!tsc_unstable) result("PASS", file ": L1 kept the TSC clocksource")
+	else result("FAIL", file ": L1 marked its TSC unstable: " tsc_unstable)
+	sec = ""; timeout = 0; done = 0; tsc_unstable = ""
 }
 FNR == 1 && NR > 1 { end_of_log(prev) }
 {
@@ -44,6 +49,8 @@ FNR == 1 && /^### HOST/ { host = 1; next }
 }
 /^### DONE/ { done = 1; next }
 /^\[boot\] TIMEOUT/ { timeout = 1; next }
+kernel && /clocksource: +Clocksource .tsc. skewed/ && !tsc_unstable { tsc_unstable = $0; sub(/^clocksource: +/, "", tsc_unstable) }
+kernel && /tsc: Marking TSC unstable/ && !tsc_unstable { tsc_unstable = $0 }
 # Kernel splats, wherever they appear.
 /BUG: |WARNING: |Oops|general protection fault|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|soft lockup|hard LOCKUP|blocked for more than|Call Trace:/ {
 	if (kernel && nsplat++ < 5) splat[nsplat] = $0
