@@ -193,7 +193,7 @@ fi
 	}' "$out/bench.records"
 	echo
 	[ -n "$plot" ] && echo "![ticket lock against overcommit]($plot)" && echo
-	tr -d '\r' < "$log" | sed -n 's/^# BENCH-RETRIED row=\([^ ]*\) attempt=\([0-9]*\) reason=\(.*\)/**\1: boot attempt \2 did not finish (\3); its numbers are discarded and the row was booted again.**/p'
+	tr -d '\r' < "$log" | sed -n 's/^# BENCH-RETRIED row=\([^ ]*\) attempt=\([0-9]*\) reason=\(.*\)/**\1: boot attempt \2 did not finish (\3); its numbers are discarded.**/p'
 	echo
 	echo "Reproduce: \`make bench\` (all rows; the console log is build/console-bench.log and"
 	echo "\`REPORT_FROM=build/console-bench.log make bench\` rebuilds this report from it)."
