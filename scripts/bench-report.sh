@@ -101,7 +101,7 @@ function family(lock, vms) { return lock SUBSEP (vms > 1) }
 function rate(row, x) { return lower[row] ? 1 / x : x }
 function share(x, row,   fam) {
 	fam = family(lk[row], nvm[row])
-	if (x == "" || !(fam in onex)) return "-"
+	if (!(fam in onex)) return "-"
 	x = 100 * x / onex[fam]
 	return x < 10 ? sprintf("%.2g%%", x) : sprintf("%.0f%%", x)
 }
