@@ -1,7 +1,8 @@
 # Build, boot and test the directed-yield series on linux-source-6.12.
 #   make check          build the fast kernel + tests, boot, print "N passed, N failed"
 #   make check DEBUG=1  the same with KASAN, lockdep and DEBUG_ATOMIC_SLEEP
-#   make bench          the benchmark report (build/report.md; REPORT_FROM=log re-reads a run)
+#   make bench          the benchmark report (build/report.md; BOOTS=N boots per row, ROWS= other
+#                       rows, REPORT_FROM=log re-reads a run)
 #   make soak           the sleep policy 50 times at 8 vCPUs, and pv-spinlock nested Linux, in one boot
 #   make crossbuild     build what the series touches for x86_64 (each patch), i386, arm64, riscv64
 #   make qemu           build QEMU from Debian's source package with qemu/patches (in build/qemu)

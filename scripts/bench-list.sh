@@ -7,6 +7,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 awk '
 /^#/ || !NF { next }
 $1 == "policies" { policies = $2; next }
+$1 == "default-rows" { next }
 {
 	if (policies == "") { print "bench.rows: no policies line before " $1 > "/dev/stderr"; exit 1 }
 	cmd = $0; sub(/^[^ ]+ +[^ ]+ +[^ ]+ +/, "", cmd)

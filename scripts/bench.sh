@@ -1,33 +1,54 @@
 #!/bin/bash
 # The benchmark report: boot the fast kernel once per row of tests/bench.rows
-# (every policy runs in that boot), each boot with its own timeout and one
-# retry, then build/report.md, build/bench.tsv and build/report-ticket.png
-# from the console logs (scripts/bench-report.sh).  A row that failed or
-# timed out is reported as failed, never as a number.
+# (every policy runs in that boot), BOOTS times (default 3), each boot of
+# every row a block, so that a drift of the machine during the run spreads
+# over all rows; each boot with its own timeout and one retry.  The window
+# lines of boot N carry boot=N; each boot's console log is kept
+# (build/console-bench-ROW-N.log) and all of them are concatenated into
+# build/console-bench.log.  Then build/report.md, build/bench.tsv,
+# build/forest.png and build/report-ticket.png from that log
+# (scripts/bench-report.sh).  A row that failed or timed out is reported as
+# failed, never as a number.
+# ROWS="row row ..." runs those rows of tests/bench.rows instead of the
+# default set (the "default-rows" line); ROWS=all runs every row.
 # REPORT_FROM=LOG makes the report from an earlier run's console log.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 log=${REPORT_FROM:-$build/console-bench.log}
+rows_file=$top/tests/bench.rows
+boots=${BOOTS:-3}
+rows=${ROWS:-$(awk '$1 == "default-rows" { $1 = ""; print }' "$rows_file")}
+if [ "$rows" = all ]; then
+	rows=$(awk '!/^#/ && NF && $1 != "policies" && $1 != "default-rows" { print $1 }' "$rows_file")
+fi
+rows=$(echo "$rows" | tr ',' ' ')
+timeout_of() { awk -v r="$1" '$1 == r { print $2 }' "$rows_file"; }
+for row in $rows; do
+	[ -n "$(timeout_of "$row")" ] || { echo "[bench] no row $row in $rows_file" >&2; exit 1; }
+done
 if [ -z "${REPORT_FROM:-}" ]; then
 	: > "$log"
 	start=$(date +%s)
-	while read -r row tmo _; do
-		for attempt in 1 2; do
-			echo "[bench] row $row (attempt $attempt), $(( ($(date +%s) - start) / 60 )) min into the benchmark"
-			"$top/scripts/boot.sh" fast bench "$build/console-bench-$row.log" \
-				$((tmo + 120)) "ple.only=$row"
-			if grep -aq "^### END $row rc=0" "$build/console-bench-$row.log"; then
-				cat "$build/console-bench-$row.log" >> "$log"
-				break
-			fi
-			echo "[bench] $row did not finish (attempt $attempt)"
-			# Keep the failed boot in the log, but none of its numbers:
-			# a row whose two boots fail is reported as failed.
-			{ echo "# BENCH-RETRIED row=$row attempt=$attempt reason=the boot did not finish"
-			  sed 's/^# BENCH /# BENCH-DISCARDED /' "$build/console-bench-$row.log"; } >> "$log"
+	for boot in $(seq 1 "$boots"); do
+		for row in $rows; do
+			tmo=$(timeout_of "$row")
+			one=$build/console-bench-$row-$boot.log
+			for attempt in 1 2; do
+				echo "[bench] boot $boot of $boots, row $row (attempt $attempt), $(( ($(date +%s) - start) / 60 )) min into the benchmark"
+				"$top/scripts/boot.sh" fast bench "$one" $((tmo + 120)) "ple.only=$row"
+				if grep -aq "^### END $row rc=0" "$one"; then
+					sed "s/^# BENCH\(-FAILED\)\{0,1\} /&boot=$boot /" "$one" >> "$log"
+					break
+				fi
+				echo "[bench] $row did not finish (boot $boot, attempt $attempt)"
+				# Keep the failed boot in the log, but none of its numbers:
+				# a row whose two attempts fail is reported as failed.
+				{ echo "# BENCH-RETRIED row=$row boot=$boot attempt=$attempt reason=the boot did not finish"
+				  sed 's/^# BENCH /# BENCH-DISCARDED /' "$one"; } >> "$log"
+			done
 		done
-	done < <(grep -vE '^(#|policies |$)' "$top/tests/bench.rows")
-	echo "[bench] all rows in $(( ($(date +%s) - start) / 60 )) min"
+	done
+	echo "[bench] $boots boot(s) of $(echo "$rows" | wc -w) row(s) in $(( ($(date +%s) - start) / 60 )) min"
 fi
-"$top/scripts/bench-report.sh" "$log" "$build"
+ROWS="$rows" "$top/scripts/bench-report.sh" "$log" "$build"

@@ -4,7 +4,10 @@
 # (every way a test can pass, fail, skip, hang or splat) and
 # scripts/bench-report.sh on tests/fixtures/bench-* (windows, a failed
 # window, a retried boot, a boot row, a row that never ran).  The output
-# must equal the expected files.  Writes TAP for scripts/collect-results.sh.
+# must equal the expected files.  Then the statistics of
+# scripts/bench_stats.py on tests/fixtures/stats-* (scripts/bench_stats_test.py:
+# what each ratio's interval must do where the answer is known).  Writes TAP
+# for scripts/collect-results.sh.
 # usage: test-parsers.sh [TAP_FILE]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,5 +48,10 @@ check() {	# check DESCRIPTION EXPECTED ACTUAL
 	[ $rc = 1 ] && echo "ok $n bench-report.sh: exit status 1 for a report with failed rows" ||
 		{ echo "not ok $n bench-report.sh: exit status $rc, not 1"; failed=1; }
 	echo "### END parsers rc=$failed"
+	echo "### BEGIN bench-stats"
+	python3 "$top/scripts/bench_stats_test.py"
+	rc=$?
+	echo "### END bench-stats rc=$rc"
+	[ $rc = 0 ] || failed=1
 } > "$tap"
 exit $failed
