@@ -194,8 +194,9 @@ fi
 	[ -n "$plot" ] && echo "![ticket lock against overcommit]($plot)" && echo
 	tr -d '\r' < "$log" | sed -n 's/^# BENCH-RETRIED row=\([^ ]*\) \(boot=[0-9]* \)\{0,1\}attempt=\([0-9]*\) reason=\(.*\)/**\1: \2boot attempt \3 did not finish (\4); its numbers are discarded.**/p'
 	echo
-	echo "Reproduce: \`make bench\` (all rows; the console log is build/console-bench.log and"
-	echo "\`REPORT_FROM=build/console-bench.log make bench\` rebuilds this report from it)."
+	echo "Reproduce: \`make bench\` (the default rows of tests/bench.rows, BOOTS=3; the console log"
+	echo "is build/console-bench.log and \`REPORT_FROM=build/console-bench.log make bench\` rebuilds"
+	echo "this report from it)."
 } > "$out/report.md"
 echo "[bench] $out/report.md, $out/bench.tsv${forest:+, $out/$forest}${plot:+, $out/$plot}"
 # Exit 1 if anything failed, so that an incomplete report is not mistaken
