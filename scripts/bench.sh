@@ -18,12 +18,12 @@ build=${BUILD:-$top/build}
 log=${REPORT_FROM:-$build/console-bench.log}
 rows_file=$top/tests/bench.rows
 boots=${BOOTS:-3}
+# Every row and its timeout, as the guest's bench.list has them.
+list=$("$top/scripts/bench-list.sh" "$rows_file")
 rows=${ROWS:-$(awk '$1 == "default-rows" { $1 = ""; print }' "$rows_file")}
-if [ "$rows" = all ]; then
-	rows=$(awk '!/^#/ && NF && $1 != "policies" && $1 != "default-rows" { print $1 }' "$rows_file")
-fi
+[ "$rows" = all ] && rows=$(echo "$list" | cut -d' ' -f1)
 rows=$(echo "$rows" | tr ',' ' ')
-timeout_of() { awk -v r="$1" '$1 == r { print $2 }' "$rows_file"; }
+timeout_of() { echo "$list" | awk -v r="$1" '$1 == r { print $2 }'; }
 for row in $rows; do
 	[ -n "$(timeout_of "$row")" ] || { echo "[bench] no row $row in $rows_file" >&2; exit 1; }
 done

@@ -39,6 +39,8 @@ import sys
 
 RESAMPLES = 10000
 REFERENCES = ("stock", "yield", "sleep")
+# Per-window diagnostics whose median the report shows beside the metric.
+DIAGNOSTICS = ("jain", "exits_per_acq", "yields_per_acq", "ran_next")
 RECORD_COLUMNS = (
     "row policy overcommit vms runs median min max unit failed lower jain "
     "exits_per_acq yields_per_acq ran_next why lock boots default "
@@ -201,21 +203,15 @@ def compute(rows, policies, windows, failed, default, seed, resamples):
                 out.append(rec)
                 continue
             values = [v for w in cell["by_boot"].values() for v in w]
-            diag = cell["diag"]
             rec.update({
                 "overcommit": m["overcommit"], "vms": m["vms"],
                 "runs": len(values), "median": num(statistics.median(values)),
                 "min": num(min(values)), "max": num(max(values)),
                 "unit": m["unit"], "lower": int(m["lower"]),
-                "jain": fmt(median_or_none(d.get("jain") for d in diag)),
-                "exits_per_acq": fmt(median_or_none(
-                    d.get("exits_per_acq") for d in diag)),
-                "yields_per_acq": fmt(median_or_none(
-                    d.get("yields_per_acq") for d in diag)),
-                "ran_next": fmt(median_or_none(
-                    d.get("ran_next") for d in diag)),
                 "why": why.get(key, ""), "lock": m["lock"],
                 "boots": len(cell["by_boot"])})
+            for k in DIAGNOSTICS:
+                rec[k] = fmt(median_or_none(d.get(k) for d in cell["diag"]))
             for ref in REFERENCES:
                 ref_cell = data.get((row, ref))
                 ci = None
@@ -228,8 +224,9 @@ def compute(rows, policies, windows, failed, default, seed, resamples):
                                          resamples)
                 sfx = "" if ref == "stock" else "_" + ref
                 rec["ratio" + sfx] = "%.3f" % ci[0] if ci else "-"
-                rec["ci_low" + sfx] = "%.3f" % ci[1] if ci and ci[1] else "-"
-                rec["ci_high" + sfx] = "%.3f" % ci[2] if ci and ci[2] else "-"
+                no_ci = ci is None or ci[1] is None
+                rec["ci_low" + sfx] = "-" if no_ci else "%.3f" % ci[1]
+                rec["ci_high" + sfx] = "-" if no_ci else "%.3f" % ci[2]
             out.append(rec)
     return out
 
