@@ -2,9 +2,13 @@
 /*
  * nested_boot: the macro benchmark.  A minimal KVM VMM that boots Linux
  * bzImages with N vCPUs each (32-bit boot protocol, MP table, in-kernel
- * irqchip and PIT, an 8250 on 0x3f8).  The guests run with nopvspin (unless
- * -P), so their spinlocks spin on PAUSE and every contended one costs a
- * PAUSE-loop exit here.  Policies are KVM spin policies (debugfs
+ * irqchip and PIT, an 8250 on 0x3f8).  The guests are KVM guests as QEMU's
+ * "-cpu host,kvm=on" presents them: the hypervisor bit and the KVM leaves
+ * (kvmclock, steal time, PV EOI, PV unhalt and so pv spinlocks, PV TLB
+ * flush, PV IPIs, PV sched yield, poll control).  With -N the guest is not
+ * told it runs on KVM, as a guest told that its CPUs are dedicated, or an
+ * OS without enlightenments: its queued spinlocks spin on PAUSE and every
+ * contended one costs a PAUSE-loop exit here.  Policies are KVM spin policies (debugfs
  * kvm/spin_policy) with the YIELD_TO_DONATE sched feature, or "stock":
  * policy directed with NO_YIELD_TO_DONATE (6.12's directed yield).  Both
  * knobs are restored at exit.
@@ -14,7 +18,11 @@
  * the guest's init reports its CPUs and reboots (reboot=t: a triple fault,
  * KVM_EXIT_SHUTDOWN).  Per boot:
  *
- *   # BOOT policy=P vcpus=N cpus=C run=R seconds=S spin_loop_exits=E ...
+ *   # BOOT policy=P vcpus=N cpus=C run=R seconds=S hypervisor=H pvspin=S
+ *     spin_loop_exits=E ...
+ *
+ * (hypervisor and pvspin: what the guest's boot log said, "none" if it
+ * said nothing)
  *
  * or, with -R ROW, in the format of the lock benchmarks:
  *
@@ -43,12 +51,13 @@
  *
  * usage: nested_boot -k bzImage -i initrd [-n vcpus] [-p policy,...]
  *                    [-r runs] [-m MiB] [-T timeout_s] [-t tag] [-v]
- *                    [-a kernel-args] [-P] [-R row]
+ *                    [-a kernel-args] [-N] [-X pv-features] [-R row]
  *                    [-W -V vms -U warmup_s -d window_s]
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <asm/kvm_para.h>
 #include <linux/kvm.h>
 #include <pthread.h>
 #include <signal.h>
@@ -84,6 +93,32 @@ static const char *base_cmdline =
 static char cmdline[1024];
 
 static int kvm_fd, mmap_size, nr_vcpus = 2, verbose;
+
+/*
+ * The paravirtual features QEMU's "-cpu host,kvm=on" presents with an
+ * in-kernel irqchip (kvm-msi-ext-dest-id needs a split one), less those
+ * cleared with -X.  With -N the guest is not told that it runs on KVM.
+ *
+ * -X defaults to PV EOI: with it, SMP guests hang during boot on the
+ * emulated SVM (tests/pv-eoi-hang.list, results/pv-eoi-hang.txt), a
+ * workaround until the cause is fixed.  -X 0 presents every feature.
+ */
+#define KVM_PV_FEATURES							\
+	(1u << KVM_FEATURE_CLOCKSOURCE | 1u << KVM_FEATURE_NOP_IO_DELAY |	\
+	 1u << KVM_FEATURE_CLOCKSOURCE2 | 1u << KVM_FEATURE_ASYNC_PF |	\
+	 1u << KVM_FEATURE_STEAL_TIME | 1u << KVM_FEATURE_PV_EOI |	\
+	 1u << KVM_FEATURE_PV_UNHALT | 1u << KVM_FEATURE_PV_TLB_FLUSH |	\
+	 1u << KVM_FEATURE_ASYNC_PF_VMEXIT | 1u << KVM_FEATURE_PV_SEND_IPI | \
+	 1u << KVM_FEATURE_POLL_CONTROL | 1u << KVM_FEATURE_PV_SCHED_YIELD | \
+	 1u << KVM_FEATURE_ASYNC_PF_INT | 1u << KVM_FEATURE_CLOCKSOURCE_STABLE_BIT)
+static bool kvm_guest = true;
+static uint32_t kvm_features_cleared = 1u << KVM_FEATURE_PV_EOI;
+
+/* What the guest is offered in CPUID 0x40000001 EAX, 0 if not a KVM guest. */
+static uint32_t kvm_features(void)
+{
+	return kvm_guest ? KVM_PV_FEATURES & ~kvm_features_cleared : 0;
+}
 static size_t ram_size = 256 << 20;
 
 struct vm;
@@ -461,8 +496,13 @@ static void set_cpuid(int fd, int id, struct kvm_cpuid2 *supported)
 	for (i = 0; i < c->nent; i++) {
 		struct kvm_cpuid_entry2 *e = &c->entries[i];
 
-		if (e->function == 1)
+		if (e->function == 1) {
 			e->ebx = (e->ebx & 0x00ffffff) | (id << 24);
+			if (kvm_guest)
+				e->ecx |= 1u << 31;	/* hypervisor present */
+		}
+		if (e->function == KVM_CPUID_FEATURES)
+			e->eax &= kvm_features();
 		if (e->function == 0xb || e->function == 0x1f)
 			e->edx = id;
 	}
@@ -504,7 +544,7 @@ static unsigned long long debugfs_stat(const char *name)
 
 static const char * const stat_names[] = {
 	"spin_loop_exits", "spin_yield_attempted", "spin_yield_successful",
-	"spin_yield_local",
+	"spin_yield_local", "directed_yield_attempted",
 };
 #define NR_STATS (sizeof(stat_names) / sizeof(stat_names[0]))	/* no ARRAY_SIZE in user space */
 enum { ST_EXITS, ST_ATTEMPTED, ST_SUCCESSFUL, ST_LOCAL };
@@ -626,6 +666,72 @@ static void vm_start(struct vm *vm)
 			die("pthread_create");
 }
 
+/* The highest vector set in one of the local APIC's 256-bit registers. */
+static int apic_highest(const struct kvm_lapic_state *lapic, int reg)
+{
+	int v;
+
+	for (v = 255; v >= 0; v--)
+		if (*(const uint32_t *)(lapic->regs + reg + (v / 32) * 16) & (1u << (v % 32)))
+			return v;
+	return -1;
+}
+
+/* The kernel text addresses among the 512 stack words above @rsp. */
+static void dump_stack_text(struct vm *vm, int fd, uint64_t rsp)
+{
+	uint64_t a;
+	int n;
+
+	fprintf(stderr, "nested_boot:   stack text:");
+	for (a = rsp, n = 0; n < 512; n++, a += 8) {
+		struct kvm_translation tr = { .linear_address = a };
+		uint64_t v;
+
+		if (ioctl(fd, KVM_TRANSLATE, &tr) || !tr.valid ||
+		    tr.physical_address + 8 > ram_size)
+			break;
+		memcpy(&v, vm->ram + tr.physical_address, 8);
+		if (v >= 0xffffffff81000000ull && v < 0xffffffff83000000ull)
+			fprintf(stderr, " %llx", (unsigned long long)v);
+	}
+	fprintf(stderr, "\n");
+}
+
+/*
+ * Where each vCPU of a VM that failed stopped: its registers, run state
+ * (3 is halted), the highest vector in service and requested in its local
+ * APIC, and the 32 bytes around the guest virtual address in RDI (for a
+ * vCPU halted in kvm_wait(): a qspinlock's MCS node, or the lock).
+ */
+static void dump_vcpus(struct vm *vm)
+{
+	int i;
+
+	for (i = 0; i < nr_vcpus; i++) {
+		struct kvm_translation tr = { 0 };
+		struct kvm_lapic_state lapic;
+		struct kvm_mp_state mp;
+		struct kvm_regs regs;
+		uint32_t word[8] = { 0 };
+		int fd = vm->vcpu[i].fd;
+
+		if (ioctl(fd, KVM_GET_REGS, &regs) || ioctl(fd, KVM_GET_MP_STATE, &mp) ||
+		    ioctl(fd, KVM_GET_LAPIC, &lapic))
+			continue;
+		tr.linear_address = regs.rdi & ~31ull;
+		if (!ioctl(fd, KVM_TRANSLATE, &tr) && tr.valid &&
+		    tr.physical_address + sizeof(word) <= ram_size)
+			memcpy(word, vm->ram + tr.physical_address, sizeof(word));
+		fprintf(stderr, "nested_boot: vm %d vcpu %d: mp_state=%u rip=%#llx rsp=%#llx rflags=%#llx rdi=%#llx rsi=%#llx isr=%d irr=%d tpr=%#x; at rdi & ~31: %08x %08x %08x %08x %08x %08x %08x %08x\n",
+			vm->index, i, mp.mp_state, regs.rip, regs.rsp, regs.rflags,
+			regs.rdi, regs.rsi, apic_highest(&lapic, 0x100),
+			apic_highest(&lapic, 0x200), *(uint32_t *)(lapic.regs + 0x80),
+			word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]);
+		dump_stack_text(vm, fd, regs.rsp);
+	}
+}
+
 static void vm_destroy(struct vm *vm)
 {
 	int i;
@@ -635,8 +741,11 @@ static void vm_destroy(struct vm *vm)
 		vm->vcpu[i].run->immediate_exit = 1;
 		pthread_kill(vm->vcpu[i].thread, SIGUSR1);
 	}
-	for (i = 0; i < nr_vcpus; i++) {
+	for (i = 0; i < nr_vcpus; i++)
 		pthread_join(vm->vcpu[i].thread, NULL);
+	if (vm->failure && strcmp(vm->failure, "stopped"))
+		dump_vcpus(vm);
+	for (i = 0; i < nr_vcpus; i++) {
 		munmap(vm->vcpu[i].run, mmap_size);
 		close(vm->vcpu[i].fd);
 	}
@@ -655,7 +764,8 @@ static void print_console(struct vm *vm, const char *why, double seconds)
 static const char *boot_once(const uint8_t *kernel, size_t ksize,
 			     const uint8_t *initrd, size_t isize,
 			     struct kvm_cpuid2 *cpuid, int timeout,
-			     double *seconds, unsigned long long *stats)
+			     double *seconds, unsigned long long *stats,
+			     char *guest, size_t guest_size)
 {
 	struct vm *vm = vm_create(0, kernel, ksize, initrd, isize, cpuid);
 	const char *failure;
@@ -679,6 +789,11 @@ static const char *boot_once(const uint8_t *kernel, size_t ksize,
 			failure = "shutdown_before_init";
 		else if (atoi(m + strlen(MARKER)) != nr_vcpus)
 			failure = "missing_cpus";
+		else {	/* the rest of the line: what the guest runs on */
+			m += strlen(MARKER);
+			m += strcspn(m, " \r\n");
+			snprintf(guest, guest_size, "%.*s", (int)strcspn(m, "\r\n"), m);
+		}
 	}
 	if (failure)
 		print_console(vm, failure, *seconds);
@@ -691,6 +806,7 @@ static int boot_mode(const uint8_t *kernel, size_t ksize, const uint8_t *initrd,
 		     int runs, int timeout, const char *row, const char *tag)
 {
 	unsigned long long stats[NR_STATS];
+	char guest[128] = "";
 	int failed = 0, r, p;
 	const char *failure;
 	unsigned int s;
@@ -704,7 +820,7 @@ static int boot_mode(const uint8_t *kernel, size_t ksize, const uint8_t *initrd,
 			if (select_policy(policy))
 				return 1;
 			failure = boot_once(kernel, ksize, initrd, isize, cpuid,
-					    timeout, &sec, stats);
+					    timeout, &sec, stats, guest, sizeof(guest));
 			if (failure && row)
 				printf("# BENCH-FAILED row=%s policy=%s%s reason=%s\n",
 				       row, tag, policy, failure);
@@ -720,6 +836,7 @@ static int boot_mode(const uint8_t *kernel, size_t ksize, const uint8_t *initrd,
 				       tag, policy, nr_vcpus,
 				       sysconf(_SC_NPROCESSORS_ONLN), r, sec);
 			if (!failure) {
+				printf("%s kvm_features=%#x", guest, kvm_features());
 				for (s = 0; s < NR_STATS; s++)
 					printf(" %s=%llu", stat_names[s], stats[s]);
 				printf("\n");
@@ -841,7 +958,8 @@ static const char *print_window(const char *row, const char *policy, int run,
 	       b->time - a->time, sum);
 	for (i = 0; i < nr_vms; i++)
 		printf("%s%.1f", i ? "," : "", rate[i]);
-	printf(" jain=%.4f exits_per_acq=%.4f yields_per_acq=%.4f ran_next=-1",
+	printf(" kvm_features=%#x jain=%.4f exits_per_acq=%.4f yields_per_acq=%.4f ran_next=-1",
+	       kvm_features(),
 	       sum_sq > 0 ? sum * sum / (nr_vms * sum_sq) : 0,
 	       d[ST_EXITS] / iterations, d[ST_SUCCESSFUL] / iterations);
 	for (s = 0; s < NR_STATS; s++)
@@ -922,7 +1040,7 @@ int main(int argc, char **argv)
 {
 	const char *kpath = NULL, *ipath = NULL, *tag = "", *extra = "", *row = NULL;
 	char *policies = strdup("local"), *pol[MAX_POLICIES], *policy, *save;
-	int runs = 1, timeout = 600, opt, pvspin = 0, steady = 0, nr_pol = 0;
+	int runs = 1, timeout = 600, opt, steady = 0, nr_pol = 0;
 	double warmup = 2, window = 3;
 	struct sigaction sa = { .sa_handler = noop };
 	struct kvm_cpuid2 *cpuid;
@@ -930,12 +1048,14 @@ int main(int argc, char **argv)
 	uint8_t *kernel, *initrd;
 	size_t ksize, isize;
 
-	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:va:PR:WV:U:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:va:NX:R:WV:U:d:")) != -1) {
 		switch (opt) {
 		case 'a':
 			extra = optarg; break;
-		case 'P':
-			pvspin = 1; break;
+		case 'N':
+			kvm_guest = false; break;
+		case 'X':
+			kvm_features_cleared = strtoul(optarg, NULL, 0); break;
 		case 'k':
 			kpath = optarg; break;
 		case 'i':
@@ -967,7 +1087,8 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: %s -k bzImage -i initrd [-n vcpus] [-p policy,...]\n"
 				"       [-r runs] [-m MiB] [-T timeout] [-t tag] [-v]\n"
-				"       [-a kernel-args] [-P (paravirtual spinlocks)] [-R row]\n"
+				"       [-a kernel-args] [-N (not a KVM guest)] [-X pv-features-to-clear]\n"
+				"       [-R row]\n"
 				"       [-W (steady mode) -V vms -U warmup_s -d window_s]\n",
 				argv[0]);
 			return 2;
@@ -992,8 +1113,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nested_boot: -p needs a policy\n");
 		return 2;
 	}
-	snprintf(cmdline, sizeof(cmdline), "%s%s%s %s", base_cmdline,
-		 pvspin ? "" : " nopvspin", steady ? " nested_work=ticks" : "", extra);
+	snprintf(cmdline, sizeof(cmdline), "%s%s %s", base_cmdline,
+		 steady ? " nested_work=ticks" : "", extra);
 	sigaction(SIGUSR1, &sa, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);

@@ -4,7 +4,8 @@
  * came up, optionally run a workload that stresses the guest kernel's own
  * locks, then reboot.  The guest runs with reboot=t, so the reboot is a
  * triple fault, which nested_boot sees as KVM_EXIT_SHUTDOWN and takes as
- * the end of the run.  Lines go through /dev/kmsg at KERN_CRIT so that
+ * the end of the run.  The first line says what the boot log found: the
+ * hypervisor detected and whether pv spinlocks are on.  Lines go through /dev/kmsg at KERN_CRIT so that
  * they reach the serial console under "quiet".
  *
  * nested_work=S on the kernel command line (the kernel hands unknown
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/klog.h>
 #include <sys/reboot.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,6 +165,37 @@ static void run_work(double warmup, double seconds)
 	       nr_threads, t1 - t0, after - before, (after - before) / (t1 - t0));
 }
 
+/*
+ * What the kernel's boot log says the guest runs on, as "word" fields for
+ * the NESTED_BOOT_OK line: the hypervisor it detected ("none" if it saw no
+ * hypervisor bit) and whether pv spinlocks are on ("enabled", "disabled",
+ * or "none" if the kernel said nothing about them).
+ */
+static void boot_log_word(const char *log, const char *key, char *word, size_t size)
+{
+	const char *p = strstr(log, key);
+	size_t n;
+
+	snprintf(word, size, "none");
+	if (!p)
+		return;
+	p += strlen(key);
+	n = strcspn(p, " ,\n");
+	if (n && n < size)
+		snprintf(word, size, "%.*s", (int)n, p);
+}
+
+static char log_buf[1 << 17];
+
+static void boot_log(char *hypervisor, char *pvspin, size_t size)
+{
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log_buf, sizeof(log_buf) - 1);
+
+	log_buf[n > 0 ? n : 0] = 0;
+	boot_log_word(log_buf, "Hypervisor detected: ", hypervisor, size);
+	boot_log_word(log_buf, "PV spinlocks ", pvspin, size);
+}
+
 /* Without end: nested_boot ends the VM. */
 static void run_ticks(void)
 {
@@ -180,11 +213,14 @@ int main(void)
 {
 	const char *work = getenv("nested_work");
 	const char *warmup = getenv("nested_warmup");
+	char hypervisor[32], pvspin[32];
 
 	mount("dev", "/dev", "devtmpfs", 0, NULL);
 	mount("sys", "/sys", "sysfs", 0, NULL);
 	kmsg = open("/dev/kmsg", O_WRONLY);
-	report("NESTED_BOOT_OK cpus=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	boot_log(hypervisor, pvspin, sizeof(hypervisor));
+	report("NESTED_BOOT_OK cpus=%ld hypervisor=%s pvspin=%s\n",
+	       sysconf(_SC_NPROCESSORS_ONLN), hypervisor, pvspin);
 	if (work && !strcmp(work, "ticks"))
 		run_ticks();
 	else if (work)
