@@ -136,25 +136,31 @@ struct uart {
 	uint8_t ier, lcr, mcr, scr, dll, dlm;
 };
 
-/* One nested VM; everything below fd is protected by the global lock. */
+/*
+ * One nested VM.  Its own lock protects its UART and console, so that the
+ * UART exits of one VM never wait for another's (a lock shared by every
+ * VM would be a confound in a benchmark of lock contention); the global
+ * lock protects done and failure, and is taken before a VM's lock.
+ */
 struct vm {
 	int index;
 	int fd;
 	uint8_t *ram;
 	struct vcpu vcpu[MAX_VCPUS];
+	pthread_mutex_t lock;
 	struct uart uart;
 	char console[1 << 16];		/* the newest output, NUL-terminated */
 	size_t console_len;
 	size_t line;			/* where the current line starts */
-	bool done;
-	const char *failure;		/* why it ended, NULL for a SHUTDOWN */
 	unsigned long ticks;		/* the latest NESTED_TICK count */
 	double tick_time;		/* when it arrived, 0 before the first */
+	bool done;			/* global lock */
+	const char *failure;		/* why it ended, NULL for a SHUTDOWN */
 };
 
 /* vm->done is also read without the lock by the vCPU threads. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wake;		/* a VM ended or ticked; CLOCK_MONOTONIC */
+static pthread_cond_t wake;		/* a VM ended; CLOCK_MONOTONIC */
 
 static void die(const char *what)
 {
@@ -211,7 +217,10 @@ static void finish(struct vm *vm, const char *why)
 	pthread_mutex_unlock(&lock);
 }
 
-/* Keep the console's newest half when it fills; parse each tick line. */
+/*
+ * Keep the console's newest half when it fills; parse each tick line.  The
+ * caller holds vm->lock.  Nobody is woken for a tick: watch() polls.
+ */
 static void console_putc(struct vm *vm, char c)
 {
 	size_t half = sizeof(vm->console) / 2;
@@ -232,7 +241,6 @@ static void console_putc(struct vm *vm, char c)
 	if (tick) {
 		vm->ticks = strtoul(tick + strlen(TICK), NULL, 10);
 		vm->tick_time = now();
-		pthread_cond_broadcast(&wake);
 	}
 	vm->line = vm->console_len;
 }
@@ -301,12 +309,12 @@ static void handle_io(struct vm *vm, struct kvm_run *run)
 		uint16_t port = run->io.port;
 
 		if (port >= 0x3f8 && port < 0x400) {
-			pthread_mutex_lock(&lock);
+			pthread_mutex_lock(&vm->lock);
 			if (run->io.direction == KVM_EXIT_IO_OUT)
 				uart_out(vm, port - 0x3f8, data[0]);
 			else
 				data[0] = uart_in(&vm->uart, port - 0x3f8);
-			pthread_mutex_unlock(&lock);
+			pthread_mutex_unlock(&vm->lock);
 		} else if (run->io.direction == KVM_EXIT_IO_IN) {
 			/* no device: the bus floats; CMOS reads 0 */
 			for (j = 0; j < run->io.size; j++)
@@ -622,6 +630,7 @@ static struct vm *vm_create(int index, const uint8_t *kernel, size_t ksize,
 	if (!vm)
 		die("calloc");
 	vm->index = index;
+	pthread_mutex_init(&vm->lock, NULL);
 	vm->fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
 	if (vm->fd < 0)
 		die("KVM_CREATE_VM");
@@ -751,13 +760,16 @@ static void vm_destroy(struct vm *vm)
 	}
 	close(vm->fd);
 	munmap(vm->ram, ram_size);
+	pthread_mutex_destroy(&vm->lock);
 	free(vm);
 }
 
 static void print_console(struct vm *vm, const char *why, double seconds)
 {
+	pthread_mutex_lock(&vm->lock);
 	fprintf(stderr, "nested_boot: vm %d: %s after %.1f s; guest console:\n%s\n",
 		vm->index, why, seconds, vm->console);
+	pthread_mutex_unlock(&vm->lock);
 }
 
 /* One boot: returns its reason if it failed, else NULL and the seconds. */
@@ -783,6 +795,7 @@ static const char *boot_once(const uint8_t *kernel, size_t ksize,
 	pthread_mutex_unlock(&lock);
 	read_stats(stats);
 
+	pthread_mutex_lock(&vm->lock);
 	if (!failure) {
 		m = strstr(vm->console, MARKER);
 		if (!m)
@@ -795,6 +808,7 @@ static const char *boot_once(const uint8_t *kernel, size_t ksize,
 			snprintf(guest, guest_size, "%.*s", (int)strcspn(m, "\r\n"), m);
 		}
 	}
+	pthread_mutex_unlock(&vm->lock);
 	if (failure)
 		print_console(vm, failure, *seconds);
 	vm_destroy(vm);
@@ -879,16 +893,20 @@ static const char *watch(double until, double start, int timeout, struct vm **fa
 		all_ticked = true;
 		for (i = 0; i < nr_vms && !why; i++) {
 			struct vm *vm = vms[i];
+			double tick_time;
 
-			last = vm->tick_time ? vm->tick_time : start;
-			all_ticked &= vm->tick_time != 0;
+			pthread_mutex_lock(&vm->lock);
+			tick_time = vm->tick_time;
+			pthread_mutex_unlock(&vm->lock);
+			last = tick_time ? tick_time : start;
+			all_ticked &= tick_time != 0;
 			if (vm->done) {
 				snprintf(reason, sizeof(reason), "vm%d_%s", i,
 					 vm->failure ? vm->failure : "shutdown");
 				why = reason;
 			} else if (t - last > timeout) {
 				snprintf(reason, sizeof(reason), "vm%d_%s_%ds", i,
-					 vm->tick_time ? "no_tick_for" : "no_first_tick_in",
+					 tick_time ? "no_tick_for" : "no_first_tick_in",
 					 timeout);
 				why = reason;
 			}
@@ -908,13 +926,13 @@ static void take_sample(struct sample *smp)
 {
 	int i;
 
-	pthread_mutex_lock(&lock);
 	for (i = 0; i < nr_vms; i++) {
+		pthread_mutex_lock(&vms[i]->lock);
 		smp->ticks[i] = vms[i]->ticks;
 		smp->tick_time[i] = vms[i]->tick_time;
+		pthread_mutex_unlock(&vms[i]->lock);
 	}
 	smp->time = now();
-	pthread_mutex_unlock(&lock);
 	read_stats(smp->stats);
 }
 
