@@ -30,16 +30,18 @@
  *     seconds=S boot_s=S spin_loop_exits=E ...
  *
  * Steady mode (-W): VMS VMs boot at once and run nested_init's workload
- * without end (nested_work=ticks: a "NESTED_TICK iterations=N" line every
- * 0.25 s).  Once every VM ticks, RUNS rounds; in each, for every policy in
+ * without end (-w: nested_work=ticks, its own lock-heavy loop, the
+ * default, or dbench or hackbench; "NESTED_TICK iterations=N" lines).  Once every VM ticks, RUNS rounds; in each, for every policy in
  * turn, WARMUP_S seconds, then one window of WINDOW_S seconds (policies are
  * interleaved so that a drift in the machine's speed favours none of
  * them), one line each (on one line):
  *
- *   # BENCH row=ROW policy=P lock=kernel vcpus=N vms=V cpus=C run=R
+ *   # BENCH row=ROW policy=P lock=L vcpus=N vms=V cpus=C run=R
  *     seconds=S acq_per_s=TOTAL vm_acq_per_s=A1,A2,.. jain=J
  *     exits_per_acq=X yields_per_acq=Y ran_next=-1 spin_loop_exits=E ...
  *
+ * (L: kernel for nested_init's own loop, else dbench or hackbench, whose
+ * iterations are dbench operations or hackbench messages.)
  * A VM's rate is the difference of its latest tick counts over the
  * difference of their arrival times, a window ending at every VM's first
  * tick after WINDOW_S (a stalled VM shows as a low rate); jain is Jain's fairness index of the
@@ -93,6 +95,7 @@ static const char *base_cmdline =
 static char cmdline[1024];
 
 static int kvm_fd, mmap_size, nr_vcpus = 2, verbose;
+static const char *workload = "ticks";	/* -w, nested_init's nested_work */
 
 /*
  * The paravirtual features QEMU's "-cpu host,kvm=on" presents with an
@@ -971,8 +974,8 @@ static const char *print_window(const char *row, const char *policy, int run,
 		return "no_iterations_in_window";
 	for (s = 0; s < NR_STATS; s++)
 		d[s] = b->stats[s] - a->stats[s];
-	printf("# BENCH row=%s policy=%s lock=kernel vcpus=%d vms=%d cpus=%ld run=%d seconds=%.3f acq_per_s=%.1f vm_acq_per_s=",
-	       row, policy, nr_vcpus, nr_vms, sysconf(_SC_NPROCESSORS_ONLN), run,
+	printf("# BENCH row=%s policy=%s lock=%s vcpus=%d vms=%d cpus=%ld run=%d seconds=%.3f acq_per_s=%.1f vm_acq_per_s=",
+	       row, policy, strcmp(workload, "ticks") ? workload : "kernel", nr_vcpus, nr_vms, sysconf(_SC_NPROCESSORS_ONLN), run,
 	       b->time - a->time, sum);
 	for (i = 0; i < nr_vms; i++)
 		printf("%s%.1f", i ? "," : "", rate[i]);
@@ -1066,7 +1069,7 @@ int main(int argc, char **argv)
 	uint8_t *kernel, *initrd;
 	size_t ksize, isize;
 
-	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:va:NX:R:WV:U:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:va:NX:R:WV:U:d:w:")) != -1) {
 		switch (opt) {
 		case 'a':
 			extra = optarg; break;
@@ -1102,12 +1105,15 @@ int main(int argc, char **argv)
 			warmup = atof(optarg); break;
 		case 'd':
 			window = atof(optarg); break;
+		case 'w':
+			workload = optarg; break;
 		default:
 			fprintf(stderr, "usage: %s -k bzImage -i initrd [-n vcpus] [-p policy,...]\n"
 				"       [-r runs] [-m MiB] [-T timeout] [-t tag] [-v]\n"
 				"       [-a kernel-args] [-N (not a KVM guest)] [-X pv-features-to-clear]\n"
 				"       [-R row]\n"
-				"       [-W (steady mode) -V vms -U warmup_s -d window_s]\n",
+				"       [-W (steady mode) -V vms -U warmup_s -d window_s\n"
+				"        -w ticks|dbench|hackbench]\n",
 				argv[0]);
 			return 2;
 		}
@@ -1131,8 +1137,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nested_boot: -p needs a policy\n");
 		return 2;
 	}
-	snprintf(cmdline, sizeof(cmdline), "%s%s %s", base_cmdline,
-		 steady ? " nested_work=ticks" : "", extra);
+	if (steady)
+		snprintf(cmdline, sizeof(cmdline), "%s nested_work=%s %s",
+			 base_cmdline, workload, extra);
+	else
+		snprintf(cmdline, sizeof(cmdline), "%s %s", base_cmdline, extra);
 	sigaction(SIGUSR1, &sa, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);

@@ -14,7 +14,11 @@
  * thread per CPU and reports the iterations per second of all threads.
  * nested_work=ticks runs it without end instead and prints the iterations
  * of all threads so far every 0.25 s ("NESTED_TICK iterations=N"), for
- * nested_boot -W to measure windows of its own.  The loop:
+ * nested_boot -W to measure windows of its own.  nested_work=dbench and
+ * nested_work=hackbench run Debian's dbench and hackbench (rt-tests)
+ * without end instead, with a tick of the operations or messages done so
+ * far at each of their progress points (see run_dbench, run_hackbench).
+ * The loop:
  *   - mmap 16 anonymous pages, touch each one, munmap them: page faults,
  *     the mmap lock, page table and LRU locks, TLB shootdown IPIs;
  *   - write a byte to the next thread's pipe, read one from its own: pipe
@@ -31,6 +35,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/klog.h>
 #include <sys/reboot.h>
 #include <time.h>
@@ -196,6 +202,117 @@ static void boot_log(char *hypervisor, char *pvspin, size_t size)
 	boot_log_word(log_buf, "PV spinlocks ", pvspin, size);
 }
 
+/*
+ * Start @argv with its standard output (and error) on a pipe; returns the
+ * read end, or -1.
+ */
+static int spawn(char *const argv[])
+{
+	int fd[2];
+	pid_t pid;
+
+	if (pipe(fd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		dup2(fd[1], 2);
+		close(fd[0]);
+		close(fd[1]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	return fd[0];
+}
+
+/* One line of @fd, at most @size - 1 bytes, ended by \n or \r; 0 at EOF. */
+static int read_line(int fd, char *line, size_t size)
+{
+	size_t n = 0;
+	char c;
+
+	while (read(fd, &c, 1) == 1) {
+		if (c == '\n' || c == '\r') {
+			if (!n)
+				continue;
+			break;
+		}
+		if (n < size - 1)
+			line[n++] = c;
+	}
+	line[n] = 0;
+	return n > 0;
+}
+
+/*
+ * Debian's dbench, without end, on the initramfs (a tmpfs), one client per
+ * CPU, with its own loadfile: dbench prints a status line every second,
+ * "CLIENTS LINES MB/sec ...", LINES being the loadfile lines (operations)
+ * each client has completed on average; each becomes a tick of
+ * CLIENTS * LINES operations.
+ */
+static void run_dbench(void)
+{
+	char clients[16], line[256];
+	char *argv[] = { "/usr/bin/dbench", "-c", "/usr/share/dbench/client.txt",
+			 "-D", "/dbench", "-t", "1000000", clients, NULL };
+	unsigned long nclients, lines;
+	int fd;
+
+	snprintf(clients, sizeof(clients), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	mkdir("/dbench", 0755);
+	fd = spawn(argv);
+	if (fd < 0) {
+		report("NESTED_WORK_FAILED dbench\n");
+		return;
+	}
+	while (read_line(fd, line, sizeof(line))) {
+		if (sscanf(line, "%lu %lu", &nclients, &lines) == 2 && strstr(line, "MB/sec"))
+			report("NESTED_TICK iterations=%lu\n", nclients * lines);
+		else	/* its other lines, to the console */
+			report("dbench: %s\n", line);
+	}
+	report("NESTED_WORK_FAILED dbench ended\n");
+}
+
+/*
+ * Debian's hackbench (rt-tests) in pipe mode, one group of 20 senders and
+ * 20 receivers per CPU, each sender sending HACKBENCH_LOOPS messages to
+ * each receiver of its group, again and again: a tick of the messages
+ * delivered so far after each run.
+ */
+#define HACKBENCH_LOOPS	20
+static void run_hackbench(void)
+{
+	char groups[16], loops[16], line[256];
+	char *argv[] = { "/usr/bin/hackbench", "-p", "-g", groups, "-l", loops, NULL };
+	unsigned long long messages = 0;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int fd, status;
+
+	snprintf(groups, sizeof(groups), "%ld", ncpus);
+	snprintf(loops, sizeof(loops), "%d", HACKBENCH_LOOPS);
+	for (;;) {
+		fd = spawn(argv);
+		if (fd < 0) {
+			report("NESTED_WORK_FAILED hackbench\n");
+			return;
+		}
+		while (read_line(fd, line, sizeof(line)))
+			;
+		close(fd);
+		if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+			report("NESTED_WORK_FAILED hackbench status %d\n", status);
+			return;
+		}
+		messages += (unsigned long long)ncpus * 20 * 20 * HACKBENCH_LOOPS;
+		report("NESTED_TICK iterations=%llu\n", messages);
+	}
+}
+
 /* Without end: nested_boot ends the VM. */
 static void run_ticks(void)
 {
@@ -223,6 +340,10 @@ int main(void)
 	       sysconf(_SC_NPROCESSORS_ONLN), hypervisor, pvspin);
 	if (work && !strcmp(work, "ticks"))
 		run_ticks();
+	else if (work && !strcmp(work, "dbench"))
+		run_dbench();
+	else if (work && !strcmp(work, "hackbench"))
+		run_hackbench();
 	else if (work)
 		run_work(warmup ? atof(warmup) : 1, atof(work));
 	reboot(RB_AUTOBOOT);

@@ -38,6 +38,8 @@ import statistics
 import sys
 
 RESAMPLES = 10000
+# The unit of acq_per_s by lock= (nested_boot's workloads); else acquisitions.
+UNITS = {"kernel": "iter/s", "dbench": "op/s", "hackbench": "msg/s"}
 REFERENCES = ("stock", "yield", "sleep")
 # Per-window diagnostics whose median the report shows beside the metric.
 DIAGNOSTICS = ("jain", "exits_per_acq", "yields_per_acq", "ran_next")
@@ -172,8 +174,7 @@ def compute(rows, policies, windows, failed, default, seed, resamples):
         cell["by_boot"].setdefault(boot, []).append(metric)
         cell["diag"].append(kv)
         vcpus, vms, cpus = (int(kv[k]) for k in ("vcpus", "vms", "cpus"))
-        unit = "s" if lower else ("iter/s" if kv.get("lock") == "kernel"
-                                  else "acq/s")
+        unit = "s" if lower else UNITS.get(kv.get("lock"), "acq/s")
         meta[row] = {"lower": lower, "unit": unit, "vms": vms,
                      "overcommit": "%g" % (vcpus * vms / cpus),
                      "lock": kv.get("lock", "-")}

@@ -51,4 +51,14 @@ nested=$build/nested-root
 rm -rf "$nested" && mkdir -p "$nested"/{dev,sys}
 gcc -O2 -Wall -static -o "$nested/init" "$top/guest/nested_init.c"
 (cd "$nested" && find . | sort | cpio -o -H newc --quiet -R 0:0) > "$bin/nested-initramfs.cpio"
+# The same with Debian's dbench (and its 25 MB loadfile) and hackbench
+# (rt-tests), for nested_boot -w dbench and -w hackbench, with the shared
+# libraries and the dynamic loader they use, at their paths on the host; a
+# second initramfs, so that the other nested rows do not unpack them.
+for f in /usr/bin/dbench /usr/bin/hackbench /usr/share/dbench/client.txt \
+	$(ldd /usr/bin/dbench /usr/bin/hackbench | awk '$1 ~ /^\// && NF == 2 { print $1 } $3 ~ /^\// { print $3 }' | sort -u); do
+	mkdir -p "$nested$(dirname "$f")"
+	cp -L "$f" "$nested$f"
+done
+(cd "$nested" && find . | sort | cpio -o -H newc --quiet -R 0:0) > "$bin/nested-bench-initramfs.cpio"
 echo "[tests] $(ls "$bin" | wc -l) files in $bin"

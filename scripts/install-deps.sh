@@ -9,7 +9,8 @@ pkgs="linux-source-6.12 qemu-system-x86 busybox-static build-essential flex biso
       gcc-i686-linux-gnu gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
       libc6-dev-i386-cross libc6-dev-arm64-cross libc6-dev-riscv64-cross
       dpkg-dev ninja-build meson pkg-config libglib2.0-dev libpixman-1-dev zlib1g-dev
-      libslirp-dev libfdt-dev"
+      libslirp-dev libfdt-dev
+      dbench rt-tests"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=" $p"
