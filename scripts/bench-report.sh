@@ -137,6 +137,9 @@ fi
 	echo "acquisition (workload iteration for Linux rows);"
 	echo "ran next: share of yield_to() calls with a target on the spinner's CPU whose target was the"
 	echo "next task picked.  Jain: fairness index over the VMs' throughput (1 = equal)."
+	echo "The yield_to-* rows are user-space locks on L1 (yield_to_lock_bench, threads per CPU as the"
+	echo "overcommit): their policies are the lock's methods, \"vs stock\" is against a pthread mutex"
+	echo "and \"vs yield\" against waiters calling sched_yield()."
 	[ -n "$forest" ] && echo && echo "![every ratio against stock with its 95% interval]($forest)"
 	awk -F'\t' "$ratios_awk"'
 	END {

@@ -16,6 +16,10 @@ policy=P ... reason=..." lines, and writes, per row and policy:
   OUT/bench.records  what scripts/bench-report.sh formats (tab-separated,
                      columns in RECORD_COLUMNS).
 
+Each row has the policies of the "policies" line above it in ROWS_FILE;
+the user-space lock rows (yield_to_lock_bench's methods) have no stock or
+yield(), and their ratio columns compare with a pthread mutex and with
+sched_yield() instead (REFERENCE_COLUMNS).
 Ratios are oriented so that more than 1 is better: policy over reference
 for a throughput, reference over policy for a time (the boot rows).  The
 interval is a hierarchical bootstrap: resample the boots with replacement,
@@ -38,9 +42,13 @@ import statistics
 import sys
 
 RESAMPLES = 10000
+# The references of the ratio columns, by column suffix: stock (the KVM
+# rows) or, for rows whose policies are user-space lock methods
+# (yield_to_lock_bench), a pthread mutex; yield() or sched_yield(); sleep.
+REFERENCE_COLUMNS = (("", ("stock", "mutex")), ("_yield", ("yield", "sched_yield")),
+                     ("_sleep", ("sleep",)))
 # The unit of acq_per_s by lock= (nested_boot's workloads); else acquisitions.
 UNITS = {"kernel": "iter/s", "dbench": "op/s", "hackbench": "msg/s"}
-REFERENCES = ("stock", "yield", "sleep")
 # Per-window diagnostics whose median the report shows beside the metric.
 DIAGNOSTICS = ("jain", "exits_per_acq", "yields_per_acq", "ran_next")
 RECORD_COLUMNS = (
@@ -56,22 +64,24 @@ TSV_COLUMNS = (
 
 def parse_rows(path, only=None):
     """
-    Rows in order and the policy list from a bench.rows file; with @only
-    (names separated by blanks or commas), those rows only.
+    Rows in order and each row's policy list (the "policies" line above it)
+    from a bench.rows file; with @only (names separated by blanks or
+    commas), those rows only.
     """
     keep = set(only.replace(",", " ").split()) if only else None
-    rows, policies = [], []
+    rows, policies, current = [], {}, []
     with open(path) as f:
         for line in f:
             words = line.split()
             if not words or words[0].startswith("#"):
                 continue
             if words[0] == "policies":
-                policies = words[1].split(",")
+                current = words[1].split(",")
             elif words[0] == "default-rows":
                 continue
             elif keep is None or words[0] in keep:
                 rows.append(words[0])
+                policies[words[0]] = current
     return rows, policies
 
 
@@ -186,7 +196,7 @@ def compute(rows, policies, windows, failed, default, seed, resamples):
     out = []
     for row in rows:
         m = meta.get(row)
-        for pol in policies:
+        for pol in policies[row]:
             key = (row, pol)
             rec = {"row": row, "policy": pol, "failed": nfail.get(key, 0),
                    "default": int(pol == default)}
@@ -213,7 +223,8 @@ def compute(rows, policies, windows, failed, default, seed, resamples):
                 "boots": len(cell["by_boot"])})
             for k in DIAGNOSTICS:
                 rec[k] = fmt(median_or_none(d.get(k) for d in cell["diag"]))
-            for ref in REFERENCES:
+            for sfx, names in REFERENCE_COLUMNS:
+                ref = next((r for r in names if r in policies[row]), names[0])
                 ref_cell = data.get((row, ref))
                 ci = None
                 if ref == pol:
@@ -223,7 +234,6 @@ def compute(rows, policies, windows, failed, default, seed, resamples):
                                          m["lower"],
                                          "%s:%s:%s:%s" % (seed, row, pol, ref),
                                          resamples)
-                sfx = "" if ref == "stock" else "_" + ref
                 rec["ratio" + sfx] = "%.3f" % ci[0] if ci else "-"
                 no_ci = ci is None or ci[1] is None
                 rec["ci_low" + sfx] = "-" if no_ci else "%.3f" % ci[1]
