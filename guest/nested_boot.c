@@ -101,10 +101,6 @@ static const char *workload = "ticks";	/* -w, nested_init's nested_work */
  * The paravirtual features QEMU's "-cpu host,kvm=on" presents with an
  * in-kernel irqchip (kvm-msi-ext-dest-id needs a split one), less those
  * cleared with -X.  With -N the guest is not told that it runs on KVM.
- *
- * -X defaults to PV EOI: with it, SMP guests hang during boot on the
- * emulated SVM (tests/pv-eoi-hang.list, results/pv-eoi-hang.txt), a
- * workaround until the cause is fixed.  -X 0 presents every feature.
  */
 #define KVM_PV_FEATURES							\
 	(1u << KVM_FEATURE_CLOCKSOURCE | 1u << KVM_FEATURE_NOP_IO_DELAY |	\
@@ -115,7 +111,7 @@ static const char *workload = "ticks";	/* -w, nested_init's nested_work */
 	 1u << KVM_FEATURE_POLL_CONTROL | 1u << KVM_FEATURE_PV_SCHED_YIELD | \
 	 1u << KVM_FEATURE_ASYNC_PF_INT | 1u << KVM_FEATURE_CLOCKSOURCE_STABLE_BIT)
 static bool kvm_guest = true;
-static uint32_t kvm_features_cleared = 1u << KVM_FEATURE_PV_EOI;
+static uint32_t kvm_features_cleared;
 
 /* What the guest is offered in CPUID 0x40000001 EAX, 0 if not a KVM guest. */
 static uint32_t kvm_features(void)
