@@ -22,8 +22,8 @@ elif [ -n "${QEMU:-}" ]; then
 else
 	qemu=("$build/qemu/obj/qemu-system-x86_64" -cpu max)
 fi
-# L1's pause filter, scaled to the emulator (README, "The emulated
-# platform"): a PAUSE of a nested guest takes about 40 ns here, so a window
+# L1's pause filter, scaled to the emulator (qemu/README.md, "The pause
+# filter"): a PAUSE of a nested guest takes about 40 ns here, so a window
 # of 420 PAUSEs (17 us, growing 22-fold to 9240) is about the same fraction
 # of L1's 1.4 ms base slice as hardware's 3000 (growing to 65535) is of
 # its slice; PAUSEs more than 1200 TSC cycles apart (14 PAUSE latencies
