@@ -49,7 +49,7 @@ bench: initramfs qemu
 	@scripts/bench.sh
 
 soak: initramfs qemu
-	@scripts/boot.sh $(VARIANT) soak $(BUILD)/console-soak-$(VARIANT).log 3600
+	@scripts/boot.sh $(VARIANT) soak $(BUILD)/console-soak-$(VARIANT).log 7200
 	@scripts/collect-results.sh $(BUILD)/console-soak-$(VARIANT).log
 
 export-patches:
