@@ -3,7 +3,7 @@
 #   make check DEBUG=1  the same with KASAN, lockdep and DEBUG_ATOMIC_SLEEP
 #   make bench          the benchmark report (build/report.md; BOOTS=N boots per row, ROWS= other
 #                       rows, REPORT_FROM=log re-reads a run)
-#   make soak           the sleep policy 50 times at 8 vCPUs, and pv-spinlock nested Linux, in one boot
+#   make soak           the sleep policy 50 times at 8 vCPUs, pv-spinlock nested Linux, 16-vCPU nested boots, in one boot
 #   make crossbuild     build what the series touches for x86_64 (each patch), i386, arm64, riscv64
 #   make qemu           build QEMU from Debian's source package with qemu/patches (in build/qemu)
 #   make export-patches turn commits in build/linux (branch series) into patches/
