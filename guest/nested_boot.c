@@ -8,10 +8,10 @@
  * flush, PV IPIs, PV sched yield, poll control).  With -N the guest is not
  * told it runs on KVM, as a guest told that its CPUs are dedicated, or an
  * OS without enlightenments: its queued spinlocks spin on PAUSE and every
- * contended one costs a PAUSE-loop exit here.  Policies are KVM spin policies (debugfs
- * kvm/spin_policy) with the YIELD_TO_DONATE sched feature, or "stock":
- * policy directed with NO_YIELD_TO_DONATE (6.12's directed yield).  Both
- * knobs are restored at exit.
+ * contended one costs a PAUSE-loop exit here.  Policies are KVM spin
+ * policies (debugfs kvm/spin_policy) with the YIELD_TO_DONATE sched
+ * feature, or "stock": policy directed with NO_YIELD_TO_DONATE (6.12's
+ * directed yield).  Both knobs are restored at exit.
  *
  * Boot mode (default), the 2010 series' "64 VCPU guest taking forever to boot":
  * one VM at a time, RUNS rounds of one boot per policy, each timed until
@@ -31,8 +31,9 @@
  *
  * Steady mode (-W): VMS VMs boot at once and run nested_init's workload
  * without end (-w: nested_work=ticks, its own lock-heavy loop, the
- * default, or dbench or hackbench; "NESTED_TICK iterations=N" lines).  Once every VM ticks, RUNS rounds; in each, for every policy in
- * turn, WARMUP_S seconds, then one window of WINDOW_S seconds (policies are
+ * default, or dbench or hackbench; "NESTED_TICK iterations=N" lines).
+ * Once every VM ticks, RUNS rounds; in each, for every policy in turn,
+ * WARMUP_S seconds, then one window of WINDOW_S seconds (policies are
  * interleaved so that a drift in the machine's speed favours none of
  * them), one line each (on one line):
  *
@@ -54,7 +55,8 @@
  * usage: nested_boot -k bzImage -i initrd [-n vcpus] [-p policy,...]
  *                    [-r runs] [-m MiB] [-T timeout_s] [-t tag] [-v]
  *                    [-a kernel-args] [-N] [-X pv-features] [-R row]
- *                    [-W -V vms -U warmup_s -d window_s]
+ *                    [-W -V vms -U warmup_s -d window_s
+ *                     -w ticks|dbench|hackbench]
  */
 #define _GNU_SOURCE
 #include <errno.h>
