@@ -5,8 +5,9 @@
  * locks, then reboot.  The guest runs with reboot=t, so the reboot is a
  * triple fault, which nested_boot sees as KVM_EXIT_SHUTDOWN and takes as
  * the end of the run.  The first line says what the boot log found: the
- * hypervisor detected and whether pv spinlocks are on.  Lines go through /dev/kmsg at KERN_CRIT so that
- * they reach the serial console under "quiet".
+ * hypervisor detected and whether pv spinlocks are on.  Lines go through
+ * /dev/kmsg at KERN_CRIT so that they reach the serial console under
+ * "quiet".
  *
  * nested_work=S on the kernel command line (the kernel hands unknown
  * name=value parameters to init as environment variables) runs, after
