@@ -7,7 +7,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tree=${BUILD:-$top/build}/linux
 tmp=$(mktemp -d)
 git -C "$tree" format-patch -q --no-signature --zero-commit -o "$tmp" pristine..series
-find "$top/patches" -name '0*.patch' ! -name '0000-*' -delete
+find "$top/patches" -maxdepth 1 -name '0*.patch' ! -name '0000-*' -delete
 cp "$tmp"/*.patch "$top/patches/"
 {
 	echo "# Patch series against linux-source-6.12, applied in order by scripts/prepare-tree.sh"
