@@ -7,6 +7,8 @@
 # QEMU=system boots Debian's unpatched QEMU instead, which can only be made
 # to intercept PAUSE with x-force-features, and then exits on every PAUSE;
 # QEMU=PATH boots another build of it (to reproduce a fixed emulator bug).
+# QEMU_ARGS="..." adds options to QEMU's command line (split at blanks: a
+# monitor on a pipe, -incoming; scripts/migrate-test.sh).
 # usage: boot.sh VARIANT MODE LOG TIMEOUT_SECONDS [extra kernel args]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,7 +40,7 @@ timeout --kill-after=10 "$tmo" "${qemu[@]}" \
 	-kernel "$build/kernel-$variant/arch/x86/boot/bzImage" \
 	-initrd "$build/initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=0 schedstats=enable kvm_amd.npt=0 $ple ple.mode=$mode $*" \
-	-display none -monitor none -serial stdio -no-reboot </dev/null 2>&1 |
+	-display none -monitor none -serial stdio -no-reboot ${QEMU_ARGS:-} </dev/null 2>&1 |
 	tee "$log" | while IFS= read -r line; do
 		line=${line%$'\r'}
 		case "$line" in

@@ -46,10 +46,12 @@ fi
 # the init of that nested guest, packed into its own initramfs.
 echo "[tests] building nested_boot"
 gcc -O2 -Wall -static -isystem "$hdr/include" -o "$bin/nested_boot" \
-	"$top/guest/nested_boot.c" -lpthread
+	"$top/l1/nested_boot.c" -lpthread
+# IGNNE# held by a user-space loop, for scripts/migrate-test.sh reset.
+gcc -O2 -Wall -static -o "$bin/ignne_hold" "$top/l1/ignne_hold.c"
 nested=$build/nested-root
 rm -rf "$nested" && mkdir -p "$nested"/{dev,sys}
-gcc -O2 -Wall -static -o "$nested/init" "$top/guest/nested_init.c"
+gcc -O2 -Wall -static -o "$nested/init" "$top/l2/nested_init.c"
 (cd "$nested" && find . | sort | cpio -o -H newc --quiet -R 0:0) > "$bin/nested-initramfs.cpio"
 # The same with Debian's dbench (and its 25 MB loadfile) and hackbench
 # (rt-tests), for nested_boot -w dbench and -w hackbench, with the shared

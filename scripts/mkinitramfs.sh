@@ -1,5 +1,5 @@
 #!/bin/bash
-# Pack build/initramfs-<variant>.cpio.gz: busybox-static, guest/init, the
+# Pack build/initramfs-<variant>.cpio.gz: busybox-static, l1/init, the
 # static test binaries in build/tests-bin and the test lists from tests/.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,7 +11,7 @@ cp /bin/busybox "$root/bin/busybox"
 for applet in $("$root/bin/busybox" --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
-install -m 0755 "$top/guest/init" "$root/init"
+install -m 0755 "$top/l1/init" "$root/init"
 cp -a "$build/tests-bin/." "$root/tests/"
 # The nested guest of nested_boot runs the fast kernel (the debug one when
 # only that is built).
