@@ -35,12 +35,19 @@ qemu: deps
 
 # make check counts the cross build's results and the parser tests too: a
 # break on another architecture or in a console parser fails it like a
-# failed test.
+# failed test; then the emulator's state across a migration and a reset
+# (scripts/migrate-test.sh, two more boots of about 30 s).
 check: initramfs qemu
 	@scripts/crossbuild.sh $(BUILD)/crossbuild.tap || true
 	@scripts/test-parsers.sh $(BUILD)/parsers.tap || true
 	@scripts/boot.sh $(VARIANT) tests $(BUILD)/console-$(VARIANT).log $(if $(filter debug,$(VARIANT)),3000,1500)
-	@scripts/collect-results.sh $(BUILD)/crossbuild.tap $(BUILD)/parsers.tap $(BUILD)/console-$(VARIANT).log
+	@for kind in resume reset; do \
+		echo "[migrate] scripts/migrate-test.sh $$kind (log: $(BUILD)/migrate-$$kind.log)"; \
+		BUILD=$(BUILD) VARIANT=$(VARIANT) scripts/migrate-test.sh $$kind $(BUILD)/migrate-$$kind \
+			> $(BUILD)/migrate-$$kind.log 2>&1 || true; \
+	done
+	@scripts/collect-results.sh $(BUILD)/crossbuild.tap $(BUILD)/parsers.tap $(BUILD)/console-$(VARIANT).log \
+		$(BUILD)/migrate-resume/host.tap $(BUILD)/migrate-resume/console.log $(BUILD)/migrate-reset/host.tap
 
 crossbuild: tree
 	@scripts/crossbuild.sh $(BUILD)/crossbuild.tap
