@@ -67,15 +67,18 @@ wait_for() {	# wait_for FILE PATTERN SECONDS
 	done
 	return 1
 }
-save() {	# save FILE: migrate the stopped machine to FILE; 0 if completed
+migration() {	# migration HMP-COMMAND: run it, wait for the end; 0 if completed
 	: > "$dir/monitor.log"
-	hmp "migrate \"exec:cat > $1\""
+	hmp "$1"
 	for i in $(seq 600); do
 		hmp "info migrate"
 		sleep 0.5
 		grep -aq 'Migration status: \(completed\|failed\)' "$dir/monitor.log" && break
 	done
 	grep -aq 'Migration status: completed' "$dir/monitor.log"
+}
+save() {	# save FILE: migrate the stopped machine to FILE; 0 if completed
+	migration "migrate \"exec:cat > $1\""
 }
 has_filter_state() {	# the description of stream $1 has the subsection
 	python3 "$analyze" -d desc -f "$1" > "$1.desc.json" 2>> "$dir/analyze.err" &&
@@ -114,13 +117,7 @@ resume)
 		grep -A4 '"cpu/svm_pause_filter"' "$dir/l1.mig.state.json" | head -20
 		boot mon2 "$dir/console-2.log" -incoming defer
 		# The stream records that L1 was stopped: continue it once loaded.
-		: > "$dir/monitor.log"
-		hmp "migrate_incoming \"exec:cat $dir/l1.mig\""
-		for i in $(seq 600); do
-			hmp "info migrate"
-			sleep 0.5
-			grep -aq 'Migration status: \(completed\|failed\)' "$dir/monitor.log" && break
-		done
+		migration "migrate_incoming \"exec:cat $dir/l1.mig\""
 		hmp cont
 		wait "$booted"
 		exec 3>&-
