@@ -33,7 +33,12 @@ if [ ! -e "$tree/.git/refs/tags/pristine" ]; then
 fi
 
 # What the series should produce; skip all work when it is already applied.
-patch_list() { awk '!/^#/ && NF { print $1 }' "$top/patches/series"; }
+# patches/series is the mailed series; patches/bench/series, applied on top,
+# is what only the benchmark needs (scripts/export-patches.sh).
+patch_list() {
+	awk '!/^#/ && NF { print $1 }' "$top/patches/series"
+	awk '!/^#/ && NF { print "bench/" $1 }' "$top/patches/bench/series" 2>/dev/null || true
+}
 series_id=$(patch_list | while read -r p; do cat "$top/patches/$p"; done | sha1sum | cut -c1-40)
 if [ "$(git -C "$tree" config --get ple.series-id || true)" = "$series_id" ] &&
    [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
