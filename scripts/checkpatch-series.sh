@@ -1,5 +1,5 @@
 #!/bin/bash
-# checkpatch.pl --strict on every patch of both series (patches/, patches/bench/).  Fails on any ERROR
+# checkpatch.pl --strict on every patch of the three series (patches/stable/, patches/, patches/bench/).  Fails on any ERROR
 # or WARNING; CHECKs are printed for review.  The ones left are the
 # TRACE_EVENT() layout that every tracepoint header has.  The MAINTAINERS
 # warning is ignored: the new files fall under existing KVM entries.
@@ -11,7 +11,7 @@ export PATH=/usr/bin:$PATH
 top=$(cd "$(dirname "$0")/.." && pwd)
 tree=${BUILD:-$top/build}/linux
 bad=0
-for p in "$top"/patches/0*.patch "$top"/patches/bench/0*.patch; do
+for p in "$top"/patches/stable/0*.patch "$top"/patches/0*.patch "$top"/patches/bench/0*.patch; do
 	case "$p" in */0000-*) continue ;; esac
 	ignore=FILE_PATH_CHANGES
 	while read -r glob type _; do

@@ -4,7 +4,7 @@
 # kernel, a field that exists only with one architecture's KVM, an x86-only
 # builtin in a selftest) fails before it is sent.
 #
-#  - x86_64: after each patch of patches/series, the objects built from the
+#  - x86_64: after each patch of patches/stable/ and patches/series, the objects built from the
 #    files that patch touches (kernel/sched, kvm_main.o, the syscall tables,
 #    the sched and KVM selftests);
 #  - i386, arm64, riscv64: after the whole series, kernel/sched/, the
@@ -65,7 +65,9 @@ fatal() {
 for a in "${!cc[@]}"; do
 	command -v "${cc[$a]}gcc" >/dev/null || fatal "${cc[$a]}gcc missing (scripts/install-deps.sh)"
 done
-patches=$(awk '!/^#/ && NF { print $1 }' "$top/patches/series")
+# The stable fixes, then the mailed series (patches/bench/ is not built here).
+patches=$(awk '!/^#/ && NF { print "stable/" $1 }' "$top/patches/stable/series" 2>/dev/null
+	awk '!/^#/ && NF { print $1 }' "$top/patches/series")
 
 # One commit per patch state, in a worktree of build/linux; commits are
 # cached by the hash of the patches up to that point.

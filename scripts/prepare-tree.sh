@@ -33,9 +33,11 @@ if [ ! -e "$tree/.git/refs/tags/pristine" ]; then
 fi
 
 # What the series should produce; skip all work when it is already applied.
-# patches/series is the mailed series; patches/bench/series, applied on top,
-# is what only the benchmark needs (scripts/export-patches.sh).
+# patches/stable/series (fixes of 6.12 for stable), then patches/series (the
+# mailed series), then patches/bench/series (what only the benchmark needs):
+# scripts/export-patches.sh.
 patch_list() {
+	awk '!/^#/ && NF { print "stable/" $1 }' "$top/patches/stable/series" 2>/dev/null || true
 	awk '!/^#/ && NF { print $1 }' "$top/patches/series"
 	awk '!/^#/ && NF { print "bench/" $1 }' "$top/patches/bench/series" 2>/dev/null || true
 }
