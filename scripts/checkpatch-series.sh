@@ -1,7 +1,7 @@
 #!/bin/bash
-# checkpatch.pl --strict on every patch of the three series (patches/stable/, patches/, patches/bench/).  Fails on any ERROR
-# or WARNING; CHECKs are printed for review.  The ones left are the
-# TRACE_EVENT() layout that every tracepoint header has.  The MAINTAINERS
+# checkpatch.pl --strict on every patch of the three series
+# (scripts/patch-list.sh).  Fails on any ERROR or WARNING; CHECKs are
+# printed for review.  The ones left are the TRACE_EVENT() layout that every tracepoint header has.  The MAINTAINERS
 # warning is ignored: the new files fall under existing KVM entries.
 # patches/checkpatch-accepted lists "patch-name-glob TYPE reason" for the
 # few warnings that are deliberate; each is passed as --ignore TYPE.
@@ -11,8 +11,8 @@ export PATH=/usr/bin:$PATH
 top=$(cd "$(dirname "$0")/.." && pwd)
 tree=${BUILD:-$top/build}/linux
 bad=0
-for p in "$top"/patches/stable/0*.patch "$top"/patches/0*.patch "$top"/patches/bench/0*.patch; do
-	case "$p" in */0000-*) continue ;; esac
+for p in $("$top/scripts/patch-list.sh"); do
+	p=$top/patches/$p
 	ignore=FILE_PATH_CHANGES
 	while read -r glob type _; do
 		case "$glob" in ''|'#'*) continue ;; esac

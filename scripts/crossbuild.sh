@@ -66,8 +66,7 @@ for a in "${!cc[@]}"; do
 	command -v "${cc[$a]}gcc" >/dev/null || fatal "${cc[$a]}gcc missing (scripts/install-deps.sh)"
 done
 # The stable fixes, then the mailed series (patches/bench/ is not built here).
-patches=$(awk '!/^#/ && NF { print "stable/" $1 }' "$top/patches/stable/series" 2>/dev/null
-	awk '!/^#/ && NF { print $1 }' "$top/patches/series")
+patches=$("$top/scripts/patch-list.sh" --mailed)
 
 # One commit per patch state, in a worktree of build/linux; commits are
 # cached by the hash of the patches up to that point.

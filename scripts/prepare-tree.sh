@@ -33,14 +33,7 @@ if [ ! -e "$tree/.git/refs/tags/pristine" ]; then
 fi
 
 # What the series should produce; skip all work when it is already applied.
-# patches/stable/series (fixes of 6.12 for stable), then patches/series (the
-# mailed series), then patches/bench/series (what only the benchmark needs):
-# scripts/export-patches.sh.
-patch_list() {
-	awk '!/^#/ && NF { print "stable/" $1 }' "$top/patches/stable/series" 2>/dev/null || true
-	awk '!/^#/ && NF { print $1 }' "$top/patches/series"
-	awk '!/^#/ && NF { print "bench/" $1 }' "$top/patches/bench/series" 2>/dev/null || true
-}
+patch_list() { "$top/scripts/patch-list.sh"; }
 series_id=$(patch_list | while read -r p; do cat "$top/patches/$p"; done | sha1sum | cut -c1-40)
 if [ "$(git -C "$tree" config --get ple.series-id || true)" = "$series_id" ] &&
    [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
