@@ -1,8 +1,9 @@
 #!/bin/bash
 # checkpatch.pl --strict on every patch of the three series
 # (scripts/patch-list.sh).  Fails on any ERROR or WARNING; CHECKs are
-# printed for review.  The ones left are the TRACE_EVENT() layout that every tracepoint header has.  The MAINTAINERS
-# warning is ignored: the new files fall under existing KVM entries.
+# printed for review.  The ones left are the TRACE_EVENT() layout that
+# every tracepoint header has.  The MAINTAINERS warning is ignored: the new
+# files fall under existing KVM entries.
 # patches/checkpatch-accepted lists "patch-name-glob TYPE reason" for the
 # few warnings that are deliberate; each is passed as --ignore TYPE.
 set -uo pipefail
