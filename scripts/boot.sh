@@ -39,7 +39,7 @@ timeout --kill-after=10 "$tmo" "${qemu[@]}" \
 	-accel tcg,thread=multi -smp 2 -m "$mem" \
 	-kernel "$build/kernel-$variant/arch/x86/boot/bzImage" \
 	-initrd "$build/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=0 schedstats=enable kvm_amd.npt=0 $ple ple.mode=$mode $*" \
+	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=0 schedstats=enable $ple ple.mode=$mode $*" \
 	-display none -monitor none -serial stdio -no-reboot ${QEMU_ARGS:-} </dev/null 2>&1 |
 	tee "$log" | while IFS= read -r line; do
 		line=${line%$'\r'}
