@@ -4,10 +4,12 @@
 # kernel, a field that exists only with one architecture's KVM, an x86-only
 # builtin in a selftest) fails before it is sent.
 #
-#  - x86_64: after each patch of patches/stable/ and patches/series, the objects built from the
-#    files that patch touches (kernel/sched, kvm_main.o, the syscall tables,
-#    the sched and KVM selftests);
-#  - i386, arm64, riscv64: after the whole series, kernel/sched/, the
+#  - x86_64: after each patch of patches/stable/, patches/series and
+#    patches/bench/, the objects built from the files that patch touches
+#    (kernel/sched, kvm_main.o, the syscall tables, the sched and KVM
+#    selftests), so that the mailed series and the measurement series
+#    on top of it bisect;
+#  - i386, arm64, riscv64: after the mailed series, kernel/sched/, the
 #    architecture's KVM directory (which builds virt/kvm), the syscall
 #    table, and the sched selftests (static, against the cross libc);
 #  - every sched and KVM object of the 32-bit build is checked for calls to
@@ -65,8 +67,9 @@ fatal() {
 for a in "${!cc[@]}"; do
 	command -v "${cc[$a]}gcc" >/dev/null || fatal "${cc[$a]}gcc missing (scripts/install-deps.sh)"
 done
-# The stable fixes, then the mailed series (patches/bench/ is not built here).
-patches=$("$top/scripts/patch-list.sh" --mailed)
+# The stable fixes, the mailed series, then the measurement series.
+patches=$("$top/scripts/patch-list.sh")
+n_mailed=$("$top/scripts/patch-list.sh" --mailed | wc -l)
 
 # One commit per patch state, in a worktree of build/linux; commits are
 # cached by the hash of the patches up to that point.
@@ -217,12 +220,12 @@ for k in $(seq 1 $last); do
 done
 out "### END crossbuild-$a rc=$failed"
 
-# The other architectures, the whole series.
-git -C "$src" checkout -q -f --detach "${commit[last]}"
+# The other architectures, the mailed series.
+git -C "$src" checkout -q -f --detach "${commit[n_mailed]}"
 for a in i386 arm64 riscv64; do
 	f0=$failed
 	out "### BEGIN crossbuild-$a"
-	key="$a ${hash[last]}"
+	key="$a ${hash[n_mailed]}"
 	if grep -qx "$key" "$ok_cache"; then
 		result ok "$a: series builds (cached)"
 	else
