@@ -3,6 +3,10 @@
 # whose first commit is the pristine tree (tag "pristine"), then make its
 # checkout match pristine + patches/series.
 #
+# MAILED=1 applies only what would be mailed (patches/stable/ and patches/,
+# without the measurement series patches/bench/): make check-mailed uses it
+# in its own build folder.
+#
 # The series is applied with git am in a scratch worktree (build/series) and
 # the main tree is then moved to the result with git checkout, so only the
 # files whose content changed get a new mtime: a second run after editing
@@ -33,7 +37,7 @@ if [ ! -e "$tree/.git/refs/tags/pristine" ]; then
 fi
 
 # What the series should produce; skip all work when it is already applied.
-patch_list() { "$top/scripts/patch-list.sh"; }
+patch_list() { "$top/scripts/patch-list.sh" $([ "${MAILED:-0}" = 1 ] && echo --mailed); }
 series_id=$(patch_list | while read -r p; do cat "$top/patches/$p"; done | sha1sum | cut -c1-40)
 if [ "$(git -C "$tree" config --get ple.series-id || true)" = "$series_id" ] &&
    [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
