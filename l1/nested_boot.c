@@ -8,10 +8,13 @@
  * flush, PV IPIs, PV sched yield, poll control).  With -N the guest is not
  * told it runs on KVM, as a guest told that its CPUs are dedicated, or an
  * OS without enlightenments: its queued spinlocks spin on PAUSE and every
- * contended one costs a PAUSE-loop exit here.  Policies are KVM spin
- * policies (debugfs kvm/spin_policy) with the YIELD_TO_DONATE sched
- * feature, or "stock": policy directed with NO_YIELD_TO_DONATE (6.12's
- * directed yield).  Both knobs are restored at exit.
+ * contended one costs a PAUSE-loop exit here.  With -P the guest's PAUSE
+ * never exits (KVM_CAP_X86_DISABLE_EXITS), so that every directed yield in
+ * directed_yield_attempted comes from its KVM_HC_SCHED_YIELD hypercall.
+ * Policies are KVM spin policies (debugfs kvm/spin_policy) with the
+ * YIELD_TO_DONATE sched feature, or "stock": policy directed with
+ * NO_YIELD_TO_DONATE (6.12's directed yield).  Both knobs are restored at
+ * exit.
  *
  * Boot mode (default), the 2010 series' "64 VCPU guest taking forever to boot":
  * one VM at a time, RUNS rounds of one boot per policy, each timed until
@@ -47,14 +50,14 @@
  * difference of their arrival times, a window ending at every VM's first
  * tick after WINDOW_S (a stalled VM shows as a low rate); jain is Jain's fairness index of the
  * VMs' rates; the stats are debugfs kvm/ deltas, summed over the VMs, and
- * X and Y are spin_loop_exits and spin_yield_successful per iteration.
+ * X and Y are spin_loop_exits and directed_yield_successful per iteration.
  * A VM that stops ticking for -T seconds (or never starts), exits or
  * triple-faults ends the run with "# BENCH-FAILED row=ROW policy=P
  * reason=R" and exit status 1.
  *
  * usage: nested_boot -k bzImage -i initrd [-n vcpus] [-p policy,...]
  *                    [-r runs] [-m MiB] [-T timeout_s] [-t tag] [-v]
- *                    [-a kernel-args] [-N] [-X pv-features] [-R row]
+ *                    [-a kernel-args] [-N] [-X pv-features] [-P] [-R row]
  *                    [-W -V vms -U warmup_s -d window_s
  *                     -w ticks|dbench|hackbench]
  */
@@ -113,6 +116,7 @@ static const char *workload = "ticks";	/* -w, nested_init's nested_work */
 	 1u << KVM_FEATURE_POLL_CONTROL | 1u << KVM_FEATURE_PV_SCHED_YIELD | \
 	 1u << KVM_FEATURE_ASYNC_PF_INT | 1u << KVM_FEATURE_CLOCKSOURCE_STABLE_BIT)
 static bool kvm_guest = true;
+static bool no_pause_exits;	/* -P: the guest's PAUSE never exits */
 static uint32_t kvm_features_cleared;
 
 /* What the guest is offered in CPUID 0x40000001 EAX, 0 if not a KVM guest. */
@@ -552,8 +556,8 @@ static unsigned long long debugfs_stat(const char *name)
 }
 
 static const char * const stat_names[] = {
-	"spin_loop_exits", "spin_yield_attempted", "spin_yield_successful",
-	"spin_yield_local", "directed_yield_attempted",
+	"spin_loop_exits", "directed_yield_attempted", "directed_yield_successful",
+	"directed_yield_local", "directed_yield_forfeited",
 };
 #define NR_STATS (sizeof(stat_names) / sizeof(stat_names[0]))	/* no ARRAY_SIZE in user space */
 enum { ST_EXITS, ST_ATTEMPTED, ST_SUCCESSFUL, ST_LOCAL };
@@ -639,6 +643,15 @@ static struct vm *vm_create(int index, const uint8_t *kernel, size_t ksize,
 	    ioctl(vm->fd, KVM_CREATE_IRQCHIP, 0) ||
 	    ioctl(vm->fd, KVM_CREATE_PIT2, &pit))
 		die("VM setup");
+	if (no_pause_exits) {
+		struct kvm_enable_cap cap = {
+			.cap = KVM_CAP_X86_DISABLE_EXITS,
+			.args[0] = KVM_X86_DISABLE_EXITS_PAUSE,
+		};
+
+		if (ioctl(vm->fd, KVM_ENABLE_CAP, &cap))
+			die("KVM_CAP_X86_DISABLE_EXITS");
+	}
 	vm->ram = mmap(NULL, ram_size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (vm->ram == MAP_FAILED)
@@ -1067,12 +1080,14 @@ int main(int argc, char **argv)
 	uint8_t *kernel, *initrd;
 	size_t ksize, isize;
 
-	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:va:NX:R:WV:U:d:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:va:NPX:R:WV:U:d:w:")) != -1) {
 		switch (opt) {
 		case 'a':
 			extra = optarg; break;
 		case 'N':
 			kvm_guest = false; break;
+		case 'P':
+			no_pause_exits = true; break;
 		case 'X':
 			kvm_features_cleared = strtoul(optarg, NULL, 0); break;
 		case 'k':
@@ -1109,6 +1124,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: %s -k bzImage -i initrd [-n vcpus] [-p policy,...]\n"
 				"       [-r runs] [-m MiB] [-T timeout] [-t tag] [-v]\n"
 				"       [-a kernel-args] [-N (not a KVM guest)] [-X pv-features-to-clear]\n"
+				"       [-P (no PAUSE exits)]\n"
 				"       [-R row]\n"
 				"       [-W (steady mode) -V vms -U warmup_s -d window_s\n"
 				"        -w ticks|dbench|hackbench]\n",
