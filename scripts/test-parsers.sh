@@ -6,7 +6,8 @@
 # window, a retried boot, a boot row, a row that never ran).  The output
 # must equal the expected files.  Then the statistics of
 # scripts/bench_stats.py on tests/fixtures/stats-* (scripts/bench_stats_test.py:
-# what each ratio's interval must do where the answer is known).  Writes TAP
+# what each ratio's interval must do where the answer is known), and
+# scripts/test_distribution.py on tests/fixtures/distribution-*.  Writes TAP
 # for scripts/collect-results.sh.
 # usage: test-parsers.sh [TAP_FILE]
 set -uo pipefail
@@ -47,6 +48,9 @@ check() {	# check DESCRIPTION EXPECTED ACTUAL
 	n=$((n + 1))
 	[ $rc = 1 ] && echo "ok $n bench-report.sh: exit status 1 for a report with failed rows" ||
 		{ echo "not ok $n bench-report.sh: exit status $rc, not 1"; failed=1; }
+	python3 "$top/scripts/test_distribution.py" "$fix/distribution-console.log" > "$tmp/dist.txt"
+	check "test_distribution.py: every quantity of the fixture log, old and new messages" \
+		"$fix/distribution-expected.txt" "$tmp/dist.txt"
 	echo "### END parsers rc=$failed"
 	echo "### BEGIN bench-stats"
 	python3 "$top/scripts/bench_stats_test.py"
