@@ -12,44 +12,32 @@ import re
 import statistics
 import sys
 
-# (name, regex, function of the match's groups giving one sample)
+# (regex of one message, [(name, function of the match's groups giving
+# one sample of that quantity), ...])
 SIMPLE = [
-    ("syt boost: boosted calls of 100",
-     r"runnable target on the caller's CPU: boosted (\d+)/100 \(target ran in (\d+)",
-     lambda g: int(g[0])),
-    ("syt boost: boosted calls whose target did not run",
-     r"runnable target on the caller's CPU: boosted (\d+)/100 \(target ran in (\d+)",
-     lambda g: int(g[0]) - int(g[1])),
-    ("syt ran next with donation (%)",
-     r"donation makes the target the next task: (\d+)% with, (\d+)% without",
-     lambda g: int(g[0])),
-    ("syt ran next without donation (%)",
-     r"donation makes the target the next task: (\d+)% with, (\d+)% without",
-     lambda g: int(g[1])),
-    ("syt forfeit cases: calls another thread ran in / the same with sched_yield()",
-     r"forfeited \d+/100, another thread ran in (\d+) calls \(sched_yield\(\): (\d+)\)",
-     lambda g: int(g[0]) / int(g[1]) if int(g[1]) else float("nan")),
-    ("syt group victim: its share / the same with sched_yield()",
-     r"other process's share ([\d.]+) \(caller in sched_yield\(\): ([\d.]+)\)",
-     lambda g: float(g[0]) / float(g[1]) if float(g[1]) else float("nan")),
-    ("syt fairness: bystander's share (of 1/3)",
-     r"bystander keeps (?:at least \d+%+ of )?its fair share \(([\d.]+) of 1/3",
-     lambda g: float(g[0])),
-    ("svm phase 4 (check 3): exits beside a spinning CPU / exits alone",
-     r"CPU \d+ spinning: (\d+) PAUSE exits, expected (\d+) \((?:half of alone|[\d.]+ of alone (\d+))\)",
-     lambda g: int(g[0]) / (int(g[2]) if g[2] else 2 * int(g[1]))),
-    ("ple donation: ran next with donation (%)",
-     r"donation: local yield target ran next (\d+)% with, (\d+)% without",
-     lambda g: int(g[0])),
-    ("ple donation: ran next without donation (%)",
-     r"donation: local yield target ran next (\d+)% with, (\d+)% without",
-     lambda g: int(g[1])),
-    ("ple ticket (default policy): yield_to() attempts",
-     r"ok \d+ ticket: directed yields yielded \((\d+) boosts, (\d+) forfeits of (\d+) attempts",
-     lambda g: int(g[2])),
-    ("ple ticket (default policy): forfeits",
-     r"ok \d+ ticket: directed yields yielded \((\d+) boosts, (\d+) forfeits of (\d+) attempts",
-     lambda g: int(g[1])),
+    (r"runnable target on the caller's CPU: boosted (\d+)/100 \(target ran in (\d+)",
+     [("syt boost: boosted calls of 100", lambda g: int(g[0])),
+      ("syt boost: boosted calls whose target did not run", lambda g: int(g[0]) - int(g[1]))]),
+    (r"donation makes the target the next task: (\d+)% with, (\d+)% without",
+     [("syt ran next with donation (%)", lambda g: int(g[0])),
+      ("syt ran next without donation (%)", lambda g: int(g[1]))]),
+    (r"forfeited \d+/100, another thread ran in (\d+) calls \(sched_yield\(\): (\d+)\)",
+     [("syt forfeit cases: calls another thread ran in / the same with sched_yield()",
+       lambda g: int(g[0]) / int(g[1]) if int(g[1]) else float("nan"))]),
+    (r"other process's share ([\d.]+) \(caller in sched_yield\(\): ([\d.]+)\)",
+     [("syt group victim: its share / the same with sched_yield()",
+       lambda g: float(g[0]) / float(g[1]) if float(g[1]) else float("nan"))]),
+    (r"bystander keeps (?:at least \d+%+ of )?its fair share \(([\d.]+) of 1/3",
+     [("syt fairness: bystander's share (of 1/3)", lambda g: float(g[0]))]),
+    (r"CPU \d+ spinning: (\d+) PAUSE exits, expected (\d+) \((?:half of alone|[\d.]+ of alone (\d+))\)",
+     [("svm phase 4 (check 3): exits beside a spinning CPU / exits alone",
+       lambda g: int(g[0]) / (int(g[2]) if g[2] else 2 * int(g[1])))]),
+    (r"donation: local yield target ran next (\d+)% with, (\d+)% without",
+     [("ple donation: ran next with donation (%)", lambda g: int(g[0])),
+      ("ple donation: ran next without donation (%)", lambda g: int(g[1]))]),
+    (r"ok \d+ ticket: directed yields yielded \((\d+) boosts, (\d+) forfeits of (\d+) attempts",
+     [("ple ticket (default policy): yield_to() attempts", lambda g: int(g[2])),
+      ("ple ticket (default policy): forfeits", lambda g: int(g[1]))]),
 ]
 
 # sched_yield_to_test's hostile caller prints, per quantity and case (the
@@ -74,10 +62,11 @@ def parse(paths):
                 line = re.sub(r"^\[ *\d+\.\d+\] ", "", line.rstrip("\r\n"))
                 if line.startswith("### BEGIN"):
                     seen = {}
-                for name, rx, fn in SIMPLE:
+                for rx, quantities in SIMPLE:
                     m = re.search(rx, line)
                     if m:
-                        add(name, fn(m.groups()))
+                        for name, fn in quantities:
+                            add(name, fn(m.groups()))
                 m = HOSTILE.search(line)
                 if m:
                     what = m.group(1)
