@@ -25,8 +25,9 @@ python3 "$top/scripts/bench_stats.py" ${ROWS:+--only "$ROWS"} "$rows" "$out" "$l
 
 # Ratio of policy P's median to REF's in the same row and its 95% interval,
 # as bench_stats.py computed them (oriented so that more than 1 is better;
-# "-" when either failed): ratio() gives "1.28x", cell() "1.28x [1.16-1.52]
-# win" (win: the interval is above 1, loss: below, tie: it contains 1).
+# "-" when either failed), pooled and paired: ratio() gives "1.28x", cell()
+# "1.28x [1.16-1.52] p [1.10-1.40] win" (win: both intervals are above 1,
+# loss: both below, else tie; bench_stats.py's verdict).
 ratios_awk='
 function ratio(row, p, ref) {
 	if (!((row, p, ref) in rt) || rt[row, p, ref] == "-") return "-"
@@ -36,7 +37,8 @@ function ratio(row, p, ref) {
 # "not shown" when only the median ratio does, else "no".
 function goal(row, p, ref, g) {
 	if (ratio(row, p, ref) == "-") return "no"
-	if (p == ref || (rlo[row, p, ref] != "-" && rlo[row, p, ref] + 0 >= g)) return "yes"
+	if (p == ref || (rlo[row, p, ref] != "-" && rlo[row, p, ref] + 0 >= g &&
+			 plo[row, p, ref] != "-" && plo[row, p, ref] + 0 >= g)) return "yes"
 	return rt[row, p, ref] + 0 >= g ? "not shown" : "no"
 }
 function worst(a, b) { return (a == "no" || b == "no") ? "no" : (a == "yes" ? b : a) }
@@ -45,8 +47,10 @@ function cell(row, p, ref,   lo, hi) {
 	if (p == ref) return "1.00x"
 	if (rlo[row, p, ref] == "-") return ratio(row, p, ref) " (one window, no interval)"
 	lo = rlo[row, p, ref]; hi = rhi[row, p, ref]
-	return sprintf("%s [%.2f-%.2f] %s", ratio(row, p, ref), lo, hi,
-		       lo > 1 ? "win" : (hi < 1 ? "loss" : "tie"))
+	if (plo[row, p, ref] == "-")
+		return sprintf("%s [%.2f-%.2f] p - %s", ratio(row, p, ref), lo, hi, vd[row, p, ref])
+	return sprintf("%s [%.2f-%.2f] p [%.2f-%.2f] %s", ratio(row, p, ref), lo, hi,
+		       plo[row, p, ref], phi[row, p, ref], vd[row, p, ref])
 }
 # The same workload without overcommit: the best median at 1x of the rows
 # with the same lock (boot rows: the boot with as many vCPUs as CPUs) and,
@@ -66,6 +70,9 @@ function share(x, row,   fam) {
 	rt[row, pol, "stock"] = $20; rlo[row, pol, "stock"] = $21; rhi[row, pol, "stock"] = $22
 	rt[row, pol, "yield"] = $23; rlo[row, pol, "yield"] = $24; rhi[row, pol, "yield"] = $25
 	rt[row, pol, "sleep"] = $26; rlo[row, pol, "sleep"] = $27; rhi[row, pol, "sleep"] = $28
+	plo[row, pol, "stock"] = $30; phi[row, pol, "stock"] = $31; vd[row, pol, "stock"] = $38
+	plo[row, pol, "yield"] = $33; phi[row, pol, "yield"] = $34; vd[row, pol, "yield"] = $39
+	plo[row, pol, "sleep"] = $36; phi[row, pol, "sleep"] = $37; vd[row, pol, "sleep"] = $40
 	fam = family($17, $4)
 	if ($6 != "failed" && $3 + 0 <= 1 && (!(fam in onex) || rate(row, $6) > onex[fam]))
 		onex[fam] = rate(row, $6)
@@ -130,8 +137,12 @@ fi
 	echo "on the same running VMs: warm-up, then fixed-length windows; a row is booted several times"
 	echo "(boots).  Median [min-max] over all windows of all boots (boot rows: over the nested boots)."
 	echo "Ratios compare the row's policies' medians, oriented so that more than 1.00x means better"
-	echo "than the reference, with a 95% interval (hierarchical bootstrap: boots, then windows within"
-	echo "each boot; scripts/bench_stats.py): win if the interval is above 1, loss if below, else tie."
+	echo "than the reference, with two 95% intervals (scripts/bench_stats.py): pooled, a hierarchical"
+	echo "bootstrap of the ratio of medians (boots, then windows within each boot), and paired (\"p\"),"
+	echo "the geometric mean over boots of each boot's ratio of medians, boots resampled: win if both"
+	echo "intervals are above 1, loss if both are below, else tie.  Policies run in an order rotated"
+	echo "from round to round (every policy takes every position equally often over as many rounds as"
+	echo "there are policies)."
 	echo "The default policy (what the kernel does unless told otherwise) is marked (default)."
 	echo "exits/acq and yields/acq: PAUSE-loop exits and successful directed yields per lock"
 	echo "acquisition (workload iteration for Linux rows);"
@@ -174,7 +185,7 @@ fi
 	echo "boot with as many vCPUs as CPUs, the inverse of its time), about the most any policy can"
 	echo "reach on the same two CPUs: a goal of 1.50x stock above 100% of it cannot be met.  A goal is"
 	echo "met when the lower end of each ratio's 95% interval reaches it; \"not shown\" when the median"
-	echo "ratios reach it but an interval does not."
+	echo "ratios reach it but an interval (pooled or paired) does not."
 	echo
 	echo "| row | overcommit | vs stock | vs yield | vs sleep | Jain | met | 1.50x stock in % of 1x | $candidate in % of 1x |"
 	echo "|---|---|---|---|---|---|---|---|---|"

@@ -10,9 +10,12 @@ policy=P ... reason=..." lines, and writes, per row and policy:
                      median min max unit boots, then the ratio of the
                      policy's median to stock's with its 95% interval
                      (ratio ci_low ci_high), the same against yield()
-                     (ratio_yield ci_low_yield ci_high_yield), and default
+                     (ratio_yield ci_low_yield ci_high_yield), default
                      (1 on the lines of the policy the kernel uses by
-                     default);
+                     default), then the paired estimates against stock
+                     and yield() (pratio pci_low pci_high, pratio_yield
+                     pci_low_yield pci_high_yield) and the verdicts
+                     (verdict, verdict_yield: win, loss or tie);
   OUT/bench.records  what scripts/bench-report.sh formats (tab-separated,
                      columns in RECORD_COLUMNS).
 
@@ -28,14 +31,27 @@ of the two policies' medians; the boots are resampled once per replicate
 for both policies, because every policy runs in every boot.  10000
 replicates and a seed derived from the row, the policy and the reference,
 so that a rerun, or a report with other rows, gives the same numbers.
-The percentile interval is reported; a ratio is a win when the whole
-interval is above 1, a loss when it is below, else a tie.
+The percentile interval is reported.
+
+Beside it, the paired estimate: per boot, the ratio of the policy's median
+to the reference's median (both ran in that boot, in rotated order); the
+geometric mean of those ratios over the boots; a 95% percentile interval
+from resampling the boots (each replicate draws the same boots for both
+policies, i.e. draws per-boot ratios).  A factor by which a whole boot is
+faster or slower cancels in each per-boot ratio, where the pooled medians
+mix windows of fast and slow boots.  With few boots its interval is
+coarse (3 boots give at most 10 distinct replicate means): it is reported,
+not trusted alone.
+
+A ratio is a win when both intervals are above 1, a loss when both are
+below, else a tie.
 
 Python 3 standard library only.
 usage: bench_stats.py [--resamples N] [--seed S] [--default POLICY]
                       ROWS_FILE OUTDIR LOG...
 """
 import argparse
+import math
 import os
 import random
 import statistics
@@ -55,11 +71,15 @@ RECORD_COLUMNS = (
     "row policy overcommit vms runs median min max unit failed lower jain "
     "exits_per_acq yields_per_acq ran_next why lock boots default "
     "ratio ci_low ci_high ratio_yield ci_low_yield ci_high_yield "
-    "ratio_sleep ci_low_sleep ci_high_sleep").split()
+    "ratio_sleep ci_low_sleep ci_high_sleep "
+    "pratio pci_low pci_high pratio_yield pci_low_yield pci_high_yield "
+    "pratio_sleep pci_low_sleep pci_high_sleep "
+    "verdict verdict_yield verdict_sleep").split()
 TSV_COLUMNS = (
     "row policy overcommit vms runs median min max unit boots "
     "ratio ci_low ci_high ratio_yield ci_low_yield ci_high_yield "
-    "default").split()
+    "default pratio pci_low pci_high pratio_yield pci_low_yield "
+    "pci_high_yield verdict verdict_yield").split()
 
 
 def parse_rows(path, only=None):
@@ -170,6 +190,55 @@ def bootstrap_ratio(pol, ref, lower, seed, resamples=RESAMPLES):
     return point, quantile(reps, 0.025), quantile(reps, 0.975)
 
 
+def paired_ratio(pol, ref, lower, seed, resamples=RESAMPLES):
+    """
+    Geometric mean over the boots of the per-boot ratio of medians, and
+    its 95% interval from resampling the boots (the same boots for both
+    policies in each replicate); oriented as bootstrap_ratio().  None when
+    the two share no boot; no interval with a single boot.
+    """
+    boots = sorted(set(pol) & set(ref))
+    if not boots:
+        return None
+    sign = -1 if lower else 1
+    logp = {b: math.log(statistics.median(pol[b])) for b in boots}
+    logr = {b: math.log(statistics.median(ref[b])) for b in boots}
+
+    def gmean(picks, ref_picks):
+        return math.exp(sign * (statistics.fmean(logp[b] for b in picks) -
+                                statistics.fmean(logr[b] for b in ref_picks)))
+
+    point = gmean(boots, boots)
+    if len(boots) < 2:
+        return point, None, None
+    rng = random.Random(seed)
+    reps = []
+    for _ in range(resamples):
+        picks = rng.choices(boots, k=len(boots))
+        ref_picks = picks
+        reps.append(gmean(picks, ref_picks))
+    reps.sort()
+    return point, quantile(reps, 0.025), quantile(reps, 0.975)
+
+
+def verdict(pooled, paired):
+    """
+    win or loss when both intervals exclude 1 on the same side; a missing
+    interval (one window, one boot) excludes nothing: tie; "-" without a
+    ratio.
+    """
+    if not pooled or not paired:
+        return "-"
+    ends = list(pooled[1:]) + list(paired[1:])
+    if None in ends:
+        return "tie"
+    if min(ends) > 1:
+        return "win"
+    if max(ends) < 1:
+        return "loss"
+    return "tie"
+
+
 def compute(rows, policies, windows, failed, default, seed, resamples):
     """One dict per row and policy, in table order."""
     data, meta, nfail, why = {}, {}, {}, {}
@@ -226,18 +295,22 @@ def compute(rows, policies, windows, failed, default, seed, resamples):
             for sfx, names in REFERENCE_COLUMNS:
                 ref = next((r for r in names if r in policies[row]), names[0])
                 ref_cell = data.get((row, ref))
-                ci = None
+                ci = pci = None
                 if ref == pol:
-                    ci = (1.0, 1.0, 1.0)
+                    ci = pci = (1.0, 1.0, 1.0)
                 elif ref_cell is not None:
+                    tag = "%s:%s:%s:%s" % (seed, row, pol, ref)
                     ci = bootstrap_ratio(cell["by_boot"], ref_cell["by_boot"],
-                                         m["lower"],
-                                         "%s:%s:%s:%s" % (seed, row, pol, ref),
-                                         resamples)
-                rec["ratio" + sfx] = "%.3f" % ci[0] if ci else "-"
-                no_ci = ci is None or ci[1] is None
-                rec["ci_low" + sfx] = "-" if no_ci else "%.3f" % ci[1]
-                rec["ci_high" + sfx] = "-" if no_ci else "%.3f" % ci[2]
+                                         m["lower"], tag, resamples)
+                    pci = paired_ratio(cell["by_boot"], ref_cell["by_boot"],
+                                       m["lower"], tag + ":paired", resamples)
+                for pre, est in (("", ci), ("p", pci)):
+                    rec[pre + "ratio" + sfx] = "%.3f" % est[0] if est else "-"
+                    no_ci = est is None or est[1] is None
+                    rec[pre + "ci_low" + sfx] = "-" if no_ci else "%.3f" % est[1]
+                    rec[pre + "ci_high" + sfx] = "-" if no_ci else "%.3f" % est[2]
+                rec["verdict" + sfx] = ("-" if ref == pol else
+                                        verdict(ci, pci))
             out.append(rec)
     return out
 

@@ -33,10 +33,10 @@ def run_stats():
                     for r in csv.DictReader(f, delimiter="\t")}
 
 
-def interval(table, row):
-    """yield's ratio to stock and its interval on @row."""
+def interval(table, row, pre=""):
+    """yield's ratio to stock and its interval on @row (pre="p": paired)."""
     r = table[(row, "yield")]
-    return float(r["ratio"]), float(r["ci_low"]), float(r["ci_high"])
+    return tuple(float(r[pre + c]) for c in ("ratio", "ci_low", "ci_high"))
 
 
 def main():
@@ -88,6 +88,45 @@ def main():
     results.append((ok and 1.9 <= lo <= 2 <= hi <= 2.1,
                     "a row with its own policies compares with its own reference:"
                     " sched_yield over mutex [%.3f, %.3f] within 2 +- 5%%" % (lo, hi)))
+
+    # Boots whose levels differ by a constant factor (sqrt(2) from boot to
+    # boot, 5% noise, yield 1.2x stock in every boot).  The paired estimate
+    # divides within each boot, so the level cancels: the median of 5 draws
+    # with 5% noise has a relative spread of about 1.25 * 5% / sqrt(5) =
+    # 2.8%, the ratio of two such medians 4.0%, their geometric mean over 5
+    # boots 1.8%, so 95% of the replicates lie within 1.96 * 1.8% = 3.5% of
+    # 1.2; the interval must stay within 7% of 1.2, twice that.  Drawn
+    # independently for the two policies (the pairing removed), the boots'
+    # levels (a spread of 0.55 in log) do not cancel and the interval is
+    # about [0.6, 2.4].  The pooled interval mixes windows of fast and slow
+    # boots in each median, and must be wider than the paired one.
+    _, plo, phi = interval(table, "levels", "p")
+    _, lo, hi = interval(table, "levels")
+    results.append((1.2 * 0.93 <= plo <= 1.2 <= phi <= 1.2 * 1.07,
+                    "boots at different levels: the paired interval [%.3f, %.3f]"
+                    " within 1.2 +- 7%%" % (plo, phi)))
+    results.append((hi - lo > phi - plo,
+                    "boots at different levels widen the pooled interval"
+                    " [%.3f, %.3f] beyond the paired one [%.3f, %.3f]"
+                    % (lo, hi, plo, phi)))
+
+    # The verdict needs both intervals on one side of 1: the pooled one of
+    # "levels" is above 1; with a paired interval that contains 1 it is a
+    # tie, with both above a win; without a paired interval (one boot) a tie.
+    sys.path.insert(0, os.path.dirname(SCRIPT))
+    import bench_stats  # noqa: E402 (the copy under test)
+    cases = [(((1.2, 1.1, 1.3), (1.2, 0.9, 1.5)), "tie"),
+             (((1.2, 0.9, 1.5), (1.2, 1.1, 1.3)), "tie"),
+             (((1.2, 1.1, 1.3), (1.2, 1.05, 1.4)), "win"),
+             (((0.8, 0.7, 0.9), (0.8, 0.75, 0.85)), "loss"),
+             (((1.2, 1.1, 1.3), (1.2, None, None)), "tie")]
+    got = [bench_stats.verdict(*c) for c, _ in cases]
+    results.append((got == [v for _, v in cases],
+                    "a win or a loss only when both intervals exclude 1: %s"
+                    % " ".join(got)))
+    results.append((table[("levels", "yield")]["verdict"] == "win" and
+                    table[("odd", "yield")]["verdict"] == "tie",
+                    "bench.tsv carries the verdicts (levels: win, odd: tie)"))
 
     # A rerun gives the same numbers (fixed seeds).
     again = run_stats()
