@@ -17,7 +17,8 @@
  * exit.
  *
  * Boot mode (default), the 2010 series' "64 VCPU guest taking forever to boot":
- * one VM at a time, RUNS rounds of one boot per policy, each timed until
+ * one VM at a time, RUNS rounds of one boot per policy (the order rotated
+ * from round to round, see rotated()), each timed until
  * the guest's init reports its CPUs and reboots (reboot=t: a triple fault,
  * KVM_EXIT_SHUTDOWN).  Per boot:
  *
@@ -35,10 +36,9 @@
  * Steady mode (-W): VMS VMs boot at once and run nested_init's workload
  * without end (-w: nested_work=ticks, its own lock-heavy loop, the
  * default, or dbench or hackbench; "NESTED_TICK iterations=N" lines).
- * Once every VM ticks, RUNS rounds; in each, for every policy in turn,
- * WARMUP_S seconds, then one window of WINDOW_S seconds (policies are
- * interleaved so that a drift in the machine's speed favours none of
- * them), one line each (on one line):
+ * Once every VM ticks, RUNS rounds; in each, for every policy in turn
+ * (rotated()), WARMUP_S seconds, then one window of WINDOW_S seconds,
+ * one line each (on one line):
  *
  *   # BENCH row=ROW policy=P lock=L vcpus=N vms=V cpus=C run=R
  *     seconds=S acq_per_s=TOTAL vm_acq_per_s=A1,A2,.. jain=J
@@ -829,6 +829,19 @@ static const char *boot_once(const uint8_t *kernel, size_t ksize,
 	return failure;
 }
 
+/*
+ * The policy at position @p of round @r: round r runs the policies from
+ * the r-th on, wrapping around (a cyclic Latin square), so that over
+ * nr_pol rounds every policy takes every position once and a drift in the
+ * machine's speed within a round (the first window after a change of
+ * policy, a warming cache) favours none of them.  Each policy still
+ * follows the same one, but for the first of a round.
+ */
+static char *rotated(char **pol, int nr_pol, int r, int p)
+{
+	return pol[(r + p) % nr_pol];
+}
+
 static int boot_mode(const uint8_t *kernel, size_t ksize, const uint8_t *initrd,
 		     size_t isize, struct kvm_cpuid2 *cpuid, char **pol, int nr_pol,
 		     int runs, int timeout, const char *row, const char *tag)
@@ -844,7 +857,7 @@ static int boot_mode(const uint8_t *kernel, size_t ksize, const uint8_t *initrd,
 	/* Rounds of one boot per policy: a drift in speed favours none. */
 	for (r = 0; r < runs; r++) {
 		for (p = 0; p < nr_pol; p++) {
-			policy = pol[p];
+			policy = rotated(pol, nr_pol, r, p);
 			if (select_policy(policy))
 				return 1;
 			failure = boot_once(kernel, ksize, initrd, isize, cpuid,
@@ -1026,12 +1039,13 @@ static int steady_mode(const uint8_t *kernel, size_t ksize, const uint8_t *initr
 		       nr_vms, nr_vcpus, now() - start);
 
 	/*
-	 * Rounds of one window per policy, so that a drift in the machine's
-	 * speed is spread over the policies instead of favouring the first.
+	 * Rounds of one window per policy, in rotated order, so that a drift in
+	 * the machine's speed is spread over the policies instead of favouring
+	 * one position.
 	 */
 	for (r = 0; r < runs && !why; r++) {
 		for (p = 0; p < nr_pol && !why; p++) {
-			policy = pol[p];
+			policy = rotated(pol, nr_pol, r, p);
 			if (select_policy(policy)) {
 				why = "cannot_select_policy";
 				break;
@@ -1138,7 +1152,7 @@ int main(int argc, char **argv)
 			MAX_VCPUS, MAX_VMS);
 		return 2;
 	}
-	/* The policies, in the order every mode runs them in each round. */
+	/* The policies, in the order of the first round (rotated() after). */
 	for (policy = strtok_r(policies, ",", &save); policy;
 	     policy = strtok_r(NULL, ",", &save)) {
 		if (nr_pol == MAX_POLICIES) {
