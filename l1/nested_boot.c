@@ -59,7 +59,11 @@
  *                    [-r runs] [-m MiB] [-T timeout_s] [-t tag] [-v]
  *                    [-a kernel-args] [-N] [-X pv-features] [-P] [-R row]
  *                    [-W -V vms -U warmup_s -d window_s
- *                     -w ticks|dbench|hackbench]
+ *                     -w ticks|dbench|hackbench] [-c]
+ *
+ * -c places every vCPU thread as libvirt does on cgroup v2, in
+ * machine.slice/machine-qemu-V.scope/vcpuN with the cpu controller on at
+ * every level (cg_setup()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -328,12 +332,23 @@ static void handle_io(struct vm *vm, struct kvm_run *run)
 	}
 }
 
+static bool cg_on;		/* -c: see cg_setup() */
+static int cg_write(int vm, int vcpu, const char *file, const char *val);
+
 static void *vcpu_loop(void *arg)
 {
 	struct vcpu *vcpu = arg;
 	struct vm *vm = vcpu->vm;
 	struct kvm_run *run = vcpu->run;
+	char tid[16];
 
+	if (cg_on) {
+		snprintf(tid, sizeof(tid), "%d", (int)gettid());
+		if (cg_write(vm->index, vcpu->id, "cgroup.threads", tid)) {
+			finish(vm, "cgroup_move_failed");
+			return NULL;
+		}
+	}
 	for (;;) {
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
@@ -616,8 +631,112 @@ static void save_knobs(void)
 	saved_no_donate = !!strstr(features, "NO_YIELD_TO_DONATE");
 }
 
+/*
+ * -c: libvirt's placement of vCPU threads on cgroup v2, each in
+ * machine.slice/machine-qemu-V.scope/vcpuN with the cpu controller on at
+ * every level, so that two vCPUs of one VM meet at their VM's scope and
+ * two VMs at machine.slice, never at the root.  libvirt runs one QEMU
+ * process per VM; every VM here is threads of one process, which cgroup v2
+ * allows only in a threaded subtree: machine.slice is this process's
+ * domain, the scopes and vcpuN below it are threaded cgroups (the cpu
+ * controller is threaded; each cgroup is a task group of the scheduler
+ * either way).  Default weights, as libvirt's.  Undone by restore_knobs()
+ * at exit.
+ */
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_SLICE	CG_ROOT "/machine.slice"
+
+static bool cg_added_cpu, cg_made;
+
+static void cg_path(char *buf, size_t size, int vm, int vcpu, const char *file)
+{
+	int n = snprintf(buf, size, CG_SLICE);
+
+	if (vm >= 0)
+		n += snprintf(buf + n, size - n, "/machine-qemu-%d.scope", vm + 1);
+	if (vcpu >= 0)
+		n += snprintf(buf + n, size - n, "/vcpu%d", vcpu);
+	if (file)
+		snprintf(buf + n, size - n, "/%s", file);
+}
+
+static int cg_write(int vm, int vcpu, const char *file, const char *val)
+{
+	char path[256];
+
+	cg_path(path, sizeof(path), vm, vcpu, file);
+	return write_knob(path, val);
+}
+
+static void cg_teardown(void)
+{
+	char path[256];
+	int v, i;
+
+	if (!cg_made)
+		return;
+	/* This process back in the root (where the guest's init started it). */
+	write_knob(CG_ROOT "/cgroup.procs", "0");
+	for (v = MAX_VMS - 1; v >= 0; v--) {
+		for (i = MAX_VCPUS - 1; i >= 0; i--) {
+			cg_path(path, sizeof(path), v, i, NULL);
+			rmdir(path);
+		}
+		cg_path(path, sizeof(path), v, -1, NULL);
+		rmdir(path);
+	}
+	rmdir(CG_SLICE);
+	if (cg_added_cpu)
+		write_knob(CG_ROOT "/cgroup.subtree_control", "-cpu");
+	cg_made = false;
+}
+
+static int cg_setup(int vms, int vcpus)
+{
+	char line[512] = "", path[256];
+	FILE *f = fopen(CG_ROOT "/cgroup.subtree_control", "r");
+	int v, i;
+
+	if (!f) {
+		fprintf(stderr, "nested_boot: -c needs cgroup v2 at " CG_ROOT "\n");
+		return -1;
+	}
+	/* Empty (no line at all) when no controller is enabled. */
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	fclose(f);
+	if (!strstr(line, "cpu")) {
+		if (write_knob(CG_ROOT "/cgroup.subtree_control", "+cpu"))
+			return -1;
+		cg_added_cpu = true;
+	}
+	if (mkdir(CG_SLICE, 0755))
+		return -1;
+	cg_made = true;
+	if (cg_write(-1, -1, "cgroup.procs", "0"))
+		return -1;
+	for (v = 0; v < vms; v++) {
+		cg_path(path, sizeof(path), v, -1, NULL);
+		if (mkdir(path, 0755) || cg_write(v, -1, "cgroup.type", "threaded"))
+			return -1;
+		for (i = 0; i < vcpus; i++) {
+			cg_path(path, sizeof(path), v, i, NULL);
+			if (mkdir(path, 0755) || cg_write(v, i, "cgroup.type", "threaded"))
+				return -1;
+		}
+	}
+	if (cg_write(-1, -1, "cgroup.subtree_control", "+cpu"))
+		return -1;
+	for (v = 0; v < vms; v++)
+		if (cg_write(v, -1, "cgroup.subtree_control", "+cpu"))
+			return -1;
+	cg_on = true;
+	return 0;
+}
+
 static void restore_knobs(void)
 {
+	cg_teardown();
 	if (saved_policy[0])
 		write_knob(SPIN_POLICY, saved_policy);
 	write_knob(SCHED_FEATURES, saved_no_donate ? "NO_YIELD_TO_DONATE" : "YIELD_TO_DONATE");
@@ -1087,6 +1206,7 @@ int main(int argc, char **argv)
 	const char *kpath = NULL, *ipath = NULL, *tag = "", *extra = "", *row = NULL;
 	char *policies = strdup("local"), *pol[MAX_POLICIES], *policy, *save;
 	int runs = 1, timeout = 600, opt, steady = 0, nr_pol = 0;
+	bool cgroups = false;
 	double warmup = 2, window = 3;
 	struct sigaction sa = { .sa_handler = noop };
 	struct kvm_cpuid2 *cpuid;
@@ -1094,7 +1214,7 @@ int main(int argc, char **argv)
 	uint8_t *kernel, *initrd;
 	size_t ksize, isize;
 
-	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:va:NPX:R:WV:U:d:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:i:n:p:r:m:T:t:va:NPX:R:WV:U:d:w:c")) != -1) {
 		switch (opt) {
 		case 'a':
 			extra = optarg; break;
@@ -1126,6 +1246,8 @@ int main(int argc, char **argv)
 			row = optarg; break;
 		case 'W':
 			steady = 1; break;
+		case 'c':
+			cgroups = true; break;
 		case 'V':
 			nr_vms = atoi(optarg); break;
 		case 'U':
@@ -1141,7 +1263,7 @@ int main(int argc, char **argv)
 				"       [-P (no PAUSE exits)]\n"
 				"       [-R row]\n"
 				"       [-W (steady mode) -V vms -U warmup_s -d window_s\n"
-				"        -w ticks|dbench|hackbench]\n",
+				"        -w ticks|dbench|hackbench] [-c (vCPU threads in libvirt's cgroups)]\n",
 				argv[0]);
 			return 2;
 		}
@@ -1183,6 +1305,10 @@ int main(int argc, char **argv)
 	cpuid = supported_cpuid();
 	save_knobs();
 	atexit(restore_knobs);
+	if (cgroups && cg_setup(nr_vms, nr_vcpus)) {
+		perror("nested_boot: -c: cannot place the vCPU threads in cgroups");
+		return 1;
+	}
 
 	if (steady)
 		return steady_mode(kernel, ksize, initrd, isize, cpuid, pol, nr_pol,
