@@ -7,7 +7,9 @@
 # must equal the expected files.  Then the statistics of
 # scripts/bench_stats.py on tests/fixtures/stats-* (scripts/bench_stats_test.py:
 # what each ratio's interval must do where the answer is known), and
-# scripts/test_distribution.py on tests/fixtures/distribution-*.  Writes TAP
+# scripts/test_distribution.py on tests/fixtures/distribution-*, and
+# scripts/bench_table.py on the fixture's tsv and on the tables of README.md
+# and the cover letter (each must be its tsv's output).  Writes TAP
 # for scripts/collect-results.sh.
 # usage: test-parsers.sh [TAP_FILE]
 set -uo pipefail
@@ -48,6 +50,19 @@ check() {	# check DESCRIPTION EXPECTED ACTUAL
 	n=$((n + 1))
 	[ $rc = 1 ] && echo "ok $n bench-report.sh: exit status 1 for a report with failed rows" ||
 		{ echo "not ok $n bench-report.sh: exit status $rc, not 1"; failed=1; }
+	python3 "$top/scripts/bench_table.py" "$fix/bench-expected.tsv" \
+		--compare local:stock local:yield yield:stock > "$tmp/table.md"
+	check "bench_table.py: the front page's table of the fixture's bench.tsv" \
+		"$fix/bench-table-expected.md" "$tmp/table.md"
+	n=$((n + 1))
+	if python3 "$top/scripts/bench_table.py" --check "$top/README.md" \
+		"$top/patches/0000-cover-letter.patch" > "$tmp/tables.txt"; then
+		echo "ok $n bench_table.py: the tables of README.md and the cover letter are their tsv's ($(cut -d: -f2 "$tmp/tables.txt" | tr '\n' ';'))"
+	else
+		echo "not ok $n bench_table.py: a table of README.md or the cover letter is not its tsv's"
+		sed 's/^/# /' "$tmp/tables.txt"
+		failed=1
+	fi
 	python3 "$top/scripts/test_distribution.py" "$fix/distribution-console.log" > "$tmp/dist.txt"
 	check "test_distribution.py: every quantity of the fixture log, old and new messages" \
 		"$fix/distribution-expected.txt" "$tmp/dist.txt"
