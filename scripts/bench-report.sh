@@ -207,6 +207,16 @@ fi
 	echo
 	[ -n "$plot" ] && echo "![ticket lock against overcommit]($plot)" && echo
 	tr -d '\r' < "$log" | sed -n 's/^# BENCH-RETRIED row=\([^ ]*\) \(boot=[0-9]* \)\{0,1\}attempt=\([0-9]*\) reason=\(.*\)/**\1: \2boot attempt \3 did not finish (\4); its numbers are discarded.**/p'
+	if grep -aq '^# ROLES ' "$log"; then
+		echo
+		echo "## What a PAUSE-loop exit led to (ple_lock_bench -T, scripts/bench_roles.py)"
+		echo
+		echo "Share of the PAUSE-loop exits traced after which the spinner's CPU ran each kind of task"
+		echo "next (the spinner itself again, or a switch), and the median time from an exit to the"
+		echo "lock's next acquisition in that VM.  Tracing slows the guests: no throughput here."
+		echo
+		python3 "$top/scripts/bench_roles.py" "$log"
+	fi
 	echo
 	echo "Reproduce: \`make bench\` (the default rows of tests/bench.rows, BOOTS=3; the console log"
 	echo "is build/console-bench.log and \`REPORT_FROM=build/console-bench.log make bench\` rebuilds"

@@ -12,6 +12,9 @@
 # ROWS="row row ..." runs those rows of tests/bench.rows instead of the
 # default set (the "default-rows" line); ROWS=all runs every row.
 # REPORT_FROM=LOG makes the report from an earlier run's console log.
+# RUN=NAME also keeps the run in results/runs/DATE-NAME/: report.md,
+# bench.tsv, forest.png, the console log (console.log.gz) and "command"
+# (the command, the commit it ran on, the platform).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
@@ -51,4 +54,20 @@ if [ -z "${REPORT_FROM:-}" ]; then
 	done
 	echo "[bench] $boots boot(s) of $(echo "$rows" | wc -w) row(s) in $(( ($(date +%s) - start) / 60 )) min"
 fi
-ROWS="$rows" "$top/scripts/bench-report.sh" "$log" "$build"
+rc=0
+ROWS="$rows" "$top/scripts/bench-report.sh" "$log" "$build" || rc=$?
+if [ -n "${RUN:-}" ]; then
+	dir=$top/results/runs/$(date +%F)-$RUN
+	mkdir -p "$dir"
+	for f in report.md bench.tsv forest.png report-ticket.png; do
+		if [ -e "$build/$f" ]; then cp "$build/$f" "$dir/"; fi
+	done
+	gzip -9c "$log" > "$dir/console.log.gz"
+	{
+		echo "${REPORT_FROM:+REPORT_FROM=$REPORT_FROM }ROWS=\"$rows\" BOOTS=$boots scripts/bench.sh"
+		echo "commit $(git -C "$top" rev-parse HEAD)$(git -C "$top" diff --quiet HEAD -- patches l1 l2 tests scripts || echo ' (with uncommitted changes)')"
+		echo "platform: $("$build/qemu/obj/qemu-system-x86_64" --version | head -1), qemu/patches applied; L1: -smp 2, $(grep -am1 '^### GUEST' "$log" | cut -d' ' -f3-5)"
+	} > "$dir/command"
+	echo "[bench] kept in ${dir#$top/}"
+fi
+exit $rc

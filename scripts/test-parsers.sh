@@ -8,6 +8,7 @@
 # scripts/bench_stats.py on tests/fixtures/stats-* (scripts/bench_stats_test.py:
 # what each ratio's interval must do where the answer is known), and
 # scripts/test_distribution.py on tests/fixtures/distribution-*, and
+# scripts/bench_roles.py on tests/fixtures/roles-*,
 # scripts/bench_table.py on the fixture's tsv and on the tables of README.md
 # and the cover letter (each must be its tsv's output).  Writes TAP
 # for scripts/collect-results.sh.
@@ -63,6 +64,9 @@ check() {	# check DESCRIPTION EXPECTED ACTUAL
 		sed 's/^/# /' "$tmp/tables.txt"
 		failed=1
 	fi
+	python3 "$top/scripts/bench_roles.py" "$fix/roles-console.log" > "$tmp/roles.md"
+	check "bench_roles.py: the ROLES table of the fixture log (counts summed over boots)" \
+		"$fix/roles-expected.md" "$tmp/roles.md"
 	python3 "$top/scripts/test_distribution.py" "$fix/distribution-console.log" > "$tmp/dist.txt"
 	check "test_distribution.py: every quantity of the fixture log, old and new messages" \
 		"$fix/distribution-expected.txt" "$tmp/dist.txt"
