@@ -693,7 +693,7 @@ static void cg_teardown(void)
 
 static int cg_setup(int vms, int vcpus)
 {
-	char line[512] = "", path[256];
+	char line[512] = "", path[256], *p;
 	FILE *f = fopen(CG_ROOT "/cgroup.subtree_control", "r");
 	int v, i;
 
@@ -705,7 +705,10 @@ static int cg_setup(int vms, int vcpus)
 	if (!fgets(line, sizeof(line), f))
 		line[0] = 0;
 	fclose(f);
-	if (!strstr(line, "cpu")) {
+	/* A word of its own: "cpuset" is not "cpu". */
+	for (p = strtok(line, " \n"); p && strcmp(p, "cpu"); p = strtok(NULL, " \n"))
+		;
+	if (!p) {
 		if (write_knob(CG_ROOT "/cgroup.subtree_control", "+cpu"))
 			return -1;
 		cg_added_cpu = true;
