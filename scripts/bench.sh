@@ -11,6 +11,10 @@
 # failed, never as a number.
 # ROWS="row row ..." runs those rows of tests/bench.rows instead of the
 # default set (the "default-rows" line); ROWS=all runs every row.
+# POLICIES=P1,P2,... runs those policies in every row in place of the
+# rows' own (l1/init rewrites each command's -p; keep as many policies as
+# the rows have windows per policy, so that the rotation stays a Latin
+# square).
 # REPORT_FROM=LOG makes the report from an earlier run's console log.
 # RUN=NAME also keeps the run in results/runs/DATE-NAME/: report.md,
 # bench.tsv, forest.png, the console log (console.log.gz) and "command"
@@ -39,7 +43,8 @@ if [ -z "${REPORT_FROM:-}" ]; then
 			one=$build/console-bench-$row-$boot.log
 			for attempt in 1 2; do
 				echo "[bench] boot $boot of $boots, row $row (attempt $attempt), $(( ($(date +%s) - start) / 60 )) min into the benchmark"
-				"$top/scripts/boot.sh" fast bench "$one" $((tmo + 120)) "ple.only=$row"
+				"$top/scripts/boot.sh" fast bench "$one" $((tmo + 120)) "ple.only=$row" \
+					${POLICIES:+"ple.policies=$POLICIES"}
 				if grep -aq "^### END $row rc=0" "$one"; then
 					sed "s/^# BENCH\(-FAILED\)\{0,1\} /&boot=$boot /" "$one" >> "$log"
 					break
@@ -64,7 +69,7 @@ if [ -n "${RUN:-}" ]; then
 	done
 	gzip -9c "$log" > "$dir/console.log.gz"
 	{
-		echo "${REPORT_FROM:+REPORT_FROM=$REPORT_FROM }ROWS=\"$rows\" BOOTS=$boots scripts/bench.sh"
+		echo "${REPORT_FROM:+REPORT_FROM=$REPORT_FROM }${POLICIES:+POLICIES=$POLICIES }ROWS=\"$rows\" BOOTS=$boots scripts/bench.sh"
 		echo "commit $(git -C "$top" rev-parse HEAD)$(git -C "$top" diff --quiet HEAD -- patches l1 l2 tests scripts || echo ' (with uncommitted changes)')"
 		echo "platform: $("$build/qemu/obj/qemu-system-x86_64" --version | head -1), qemu/patches applied; L1: -smp 2, $(grep -am1 '^### GUEST' "$log" | cut -d' ' -f3-5)"
 	} > "$dir/command"
