@@ -11,7 +11,9 @@
 # nested_boot print, one per measured window or boot, with boot=N when
 # scripts/bench.sh booted the row more than once, and "# BENCH-FAILED
 # row=R policy=P ... reason=..." for one that failed; tests/bench.rows gives
-# the rows, their order and the policies (ROWS="a b" keeps only those rows).
+# the rows, their order and the policies (ROWS="a b" keeps only those rows;
+# POLICIES=P1,P2,... gives every row those policies, as scripts/bench.sh
+# POLICIES= ran them).
 # A row or policy with no result is reported as failed, never as a number.
 # The metric is boot_s (lower is better) where a line has it, else
 # acq_per_s (higher is better).
@@ -21,7 +23,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 log=$1 out=$2 rows=${3:-$top/tests/bench.rows}
 candidate=${CANDIDATE_POLICY:-local}
 mkdir -p "$out"
-python3 "$top/scripts/bench_stats.py" ${ROWS:+--only "$ROWS"} "$rows" "$out" "$log"
+python3 "$top/scripts/bench_stats.py" ${ROWS:+--only "$ROWS"} ${POLICIES:+--policies "$POLICIES"} \
+	"$rows" "$out" "$log"
 
 # Ratio of policy P's median to REF's in the same row and its 95% interval,
 # as bench_stats.py computed them (oriented so that more than 1 is better;

@@ -328,6 +328,9 @@ def main(argv):
     ap.add_argument("--resamples", type=int, default=RESAMPLES)
     ap.add_argument("--seed", default="ple-bench")
     ap.add_argument("--only", help="these rows of ROWS_FILE only")
+    ap.add_argument("--policies",
+                    help="P1,P2,...: every row's policies, in place of ROWS_FILE's "
+                         "(a run made with scripts/bench.sh POLICIES=)")
     ap.add_argument("--default", default="stock",
                     help="the policy the kernel uses by default")
     ap.add_argument("rows_file")
@@ -335,6 +338,8 @@ def main(argv):
     ap.add_argument("logs", nargs="+")
     args = ap.parse_args(argv)
     rows, policies = parse_rows(args.rows_file, args.only)
+    if args.policies:
+        policies = {row: args.policies.split(",") for row in rows}
     windows, failed = read_logs(args.logs)
     os.makedirs(args.outdir, exist_ok=True)
     records = compute(rows, policies, windows, failed, args.default,
